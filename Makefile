@@ -1,0 +1,65 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+HOST ?= 127.0.0.1
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: run setup test test-fast test-browser lint format admin messages bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@ $(VENV)/.runtime
+
+messages: $(VENV)/.runtime
+	@command -v msgfmt >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -q gettext >/dev/null; }
+	$(BIN)/python manage.py compilemessages --ignore=.venv -v 0
+
+setup: $(VENV)/.runtime messages
+	$(BIN)/python manage.py migrate --no-input -v 0
+	$(BIN)/python manage.py setup_casino
+
+run: setup
+	@echo "Serving the casino on http://$(HOST):$(PORT)"
+	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) casino.asgi:application
+
+admin: setup
+	$(BIN)/python manage.py createsuperuser
+
+chromium:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  else echo "Install Debian's chromium for the browser tests (apt-get install chromium)"; fi; }
+
+# pytest exits 5 when a selection has no tests; that is not a failure here.
+test: $(VENV)/.dev messages chromium
+	$(BIN)/python -m pytest -m "not browser" -q || [ $$? -eq 5 ]
+	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
+	  $(BIN)/python -m pytest -m browser -q || [ $$? -eq 5 ]
+
+test-fast: $(VENV)/.dev messages
+	$(BIN)/python -m pytest -m "not browser" -q || [ $$? -eq 5 ]
+
+test-browser: $(VENV)/.dev messages chromium
+	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
+	  $(BIN)/python -m pytest -m browser -q || [ $$? -eq 5 ]
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf db staticfiles

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from games.models import Wallet
+from games.services.wallet import ledger_mismatches
+
+
+class Command(BaseCommand):
+    help = "Check that every wallet's balance equals the sum of its ledger rows."
+
+    def handle(self, *args, **options) -> None:
+        bad = ledger_mismatches()
+        if bad:
+            for wallet, total in bad:
+                self.stderr.write(
+                    f"wallet {wallet.pk} ({wallet.user}): balance {wallet.balance} != ledger sum {total}"
+                )
+            raise CommandError(f"{len(bad)} wallet(s) do not match their ledger")
+        self.stdout.write(f"ledger ok: {Wallet.objects.count()} wallet(s) match their ledger rows")

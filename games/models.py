@@ -1,0 +1,287 @@
+"""The casino's stored state: wallets and their ledger, tables and their
+versioned paytables, rounds, players' settings and the operators' audit log.
+
+Every amount is an integer number of minor units: 1 chip = 100 units.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+UNITS_PER_CHIP = 100
+
+
+class Game(models.TextChoices):
+    BACCARAT = "baccarat", _("Baccarat")
+    WAR = "war", _("Casino War")
+
+
+class Wallet(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="wallet"
+    )
+    balance = models.BigIntegerField(_("balance (units)"), default=0)
+    last_topup_on = models.DateField(_("last daily top-up"), null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("wallet")
+        verbose_name_plural = _("wallets")
+        constraints = [
+            models.CheckConstraint(condition=Q(balance__gte=0), name="wallet_balance_non_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.balance / UNITS_PER_CHIP:g})"
+
+
+class AppendOnlyError(Exception):
+    """Raised when code tries to change or delete a ledger row."""
+
+
+class LedgerEntry(models.Model):
+    class Kind(models.TextChoices):
+        GRANT = "grant", _("Starting grant")
+        TOPUP = "topup", _("Daily top-up")
+        BET = "bet", _("Bet")
+        PAYOUT = "payout", _("Payout")
+        REFUND = "refund", _("Refund")
+        ADJUSTMENT = "adjustment", _("Adjustment")
+
+    wallet = models.ForeignKey(Wallet, on_delete=models.PROTECT, related_name="entries")
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    amount = models.BigIntegerField(
+        _("amount (units)"), help_text=_("Signed: debits are negative.")
+    )
+    balance_after = models.BigIntegerField(_("balance after (units)"))
+    round = models.ForeignKey(
+        "Round", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_entries"
+    )
+    reason = models.CharField(_("reason"), max_length=255, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text=_("Who made the change: the operator for adjustments."),
+    )
+    created_at = models.DateTimeField(_("time"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("ledger entry")
+        verbose_name_plural = _("ledger")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["wallet", "id"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(balance_after__gte=0), name="ledger_balance_after_non_negative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.amount:+d}"
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise AppendOnlyError("Ledger rows are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("Ledger rows are append-only.")
+
+
+class Table(models.Model):
+    """A table's live configuration. Saving it through the service layer
+    snapshots the paytable and limits into a new TableVersion; rounds point at
+    the version they were played under."""
+
+    game = models.CharField(_("game"), max_length=16, choices=Game.choices)
+    name = models.CharField(_("name"), max_length=80)
+    slug = models.SlugField(_("slug"), unique=True)
+    enabled = models.BooleanField(_("open"), default=True)
+    position = models.PositiveSmallIntegerField(_("lobby position"), default=0)
+    decks = models.PositiveSmallIntegerField(_("decks"), default=8)
+    chips = models.JSONField(_("chip values (chips)"), default=list)
+    limits = models.JSONField(
+        _("limits per area (units)"),
+        default=dict,
+        help_text=_('{"player": {"min": 100, "max": 100000}, ...}'),
+    )
+    max_bet = models.BigIntegerField(_("MAX BET per round (units)"), default=0)
+    pays = models.JSONField(_("paytable (total-return multipliers)"), default=dict)
+    squeeze_threshold = models.BigIntegerField(_("squeeze threshold (units)"), default=0)
+    decision_timeout = models.PositiveIntegerField(_("war decision timeout (seconds)"), default=30)
+    current_version = models.ForeignKey(
+        "TableVersion", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+        ordering = ["position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(decks__gte=1) & Q(decks__lte=8), name="table_decks_1_to_8"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse(f"{self.game}_table", args=[self.slug])
+
+
+class TableVersion(models.Model):
+    """An immutable snapshot of a table's paytable and limits."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField(_("version"))
+    decks = models.PositiveSmallIntegerField(_("decks"))
+    pays = models.JSONField(_("paytable"))
+    limits = models.JSONField(_("limits"))
+    max_bet = models.BigIntegerField(_("MAX BET"))
+    squeeze_threshold = models.BigIntegerField(_("squeeze threshold"), default=0)
+    decision_timeout = models.PositiveIntegerField(_("decision timeout"), default=30)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("paytable version")
+        verbose_name_plural = _("paytable versions")
+        ordering = ["table", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="table_version_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} v{self.number}"
+
+
+class Round(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("Waiting for a decision")
+        SETTLED = "settled", _("Settled")
+        VOID = "void", _("Void (refunded)")
+
+    class Outcome(models.TextChoices):
+        WIN = "win", _("Win")
+        LOSE = "lose", _("Lose")
+        PUSH = "push", _("Push")
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rounds"
+    )
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    version = models.ForeignKey(TableVersion, on_delete=models.PROTECT, related_name="rounds")
+    game = models.CharField(_("game"), max_length=16, choices=Game.choices)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.SETTLED
+    )
+    # Per player and table, 1-based: orders the roads and numbers the rounds.
+    seq = models.PositiveIntegerField(_("round number"))
+    slip_key = models.CharField(_("slip key"), max_length=64)
+
+    server_seed = models.CharField(_("server seed"), max_length=64)
+    server_seed_hash = models.CharField(_("server seed hash"), max_length=64)
+    client_seed = models.CharField(_("client seed"), max_length=64)
+    nonce = models.PositiveBigIntegerField(_("nonce"))
+
+    bets = models.JSONField(_("bets (units)"), default=dict)
+    returns = models.JSONField(_("returns (units)"), default=dict)
+    total_bet = models.BigIntegerField(_("total bet"), default=0)
+    total_return = models.BigIntegerField(_("total returned"), default=0)
+    balance_before = models.BigIntegerField(_("balance before"))
+    balance_after = models.BigIntegerField(_("balance after"), null=True, blank=True)
+    outcome = models.CharField(_("result"), max_length=8, choices=Outcome.choices, blank=True)
+
+    cards = models.JSONField(_("cards in deal order"), default=list)
+    detail = models.JSONField(_("game detail"), default=dict)
+    winner = models.CharField(_("winner"), max_length=16, blank=True)
+    player_pair = models.BooleanField(default=False)
+    banker_pair = models.BooleanField(default=False)
+
+    created_at = models.DateTimeField(_("time"), auto_now_add=True, db_index=True)
+    settled_at = models.DateTimeField(_("settled"), null=True, blank=True)
+    decision_deadline = models.DateTimeField(null=True, blank=True)
+    void_reason = models.CharField(_("void reason"), max_length=255, blank=True)
+
+    class Meta:
+        verbose_name = _("round")
+        verbose_name_plural = _("rounds")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "slip_key"], name="round_slip_once"),
+            models.UniqueConstraint(fields=["player", "table", "seq"], name="round_seq_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["player", "-id"], name="round_player_recent"),
+            models.Index(fields=["player", "game", "-id"], name="round_player_game_recent"),
+            models.Index(fields=["player", "table", "-seq"], name="round_player_table_seq"),
+            models.Index(fields=["status"], name="round_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} #{self.pk}"
+
+    @property
+    def net(self) -> int:
+        return self.total_return - self.total_bet
+
+
+class Profile(models.Model):
+    """A player's provably-fair state, settings and personal limit."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    client_seed = models.CharField(_("client seed"), max_length=64)
+    next_server_seed = models.CharField(max_length=64)
+    nonce = models.PositiveBigIntegerField(default=0)
+
+    sound = models.BooleanField(_("sound"), default=True)
+    effects = models.BooleanField(_("effects"), default=True)
+    music = models.BooleanField(_("background music"), default=False)
+    history_panel = models.BooleanField(_("history panel"), default=True)
+    fast_play = models.BooleanField(_("fast play"), default=False)
+
+    personal_max_bet = models.BigIntegerField(_("personal max bet (units)"), null=True, blank=True)
+    pin_hash = models.CharField(max_length=128, blank=True)
+    max_bet_changed_at = models.DateTimeField(null=True, blank=True)
+    pin_failures = models.PositiveSmallIntegerField(default=0)
+    pin_locked_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("player profile")
+        verbose_name_plural = _("player profiles")
+
+    def __str__(self) -> str:
+        return str(self.user)
+
+
+class AuditEntry(models.Model):
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(_("time"), auto_now_add=True)
+    action = models.CharField(_("action"), max_length=40)
+    object_type = models.CharField(_("object type"), max_length=40)
+    object_id = models.CharField(_("object id"), max_length=40)
+    object_repr = models.CharField(_("object"), max_length=200)
+    before = models.JSONField(_("before"), null=True, blank=True)
+    after = models.JSONField(_("after"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit log")
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.object_repr}"

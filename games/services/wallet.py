@@ -1,0 +1,180 @@
+"""The only code that moves chips.
+
+Every change to a balance is one conditional UPDATE on the wallet row (the
+database refuses a negative balance, and the UPDATE refuses a debit larger
+than the balance) plus one append-only ledger row per posting. Callers run
+inside ``transaction.atomic``; these functions do not open savepoints of their
+own so that a round is one transaction, not a stack of them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F, Sum
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.errors import GameError, InsufficientChips
+from games.models import UNITS_PER_CHIP, AuditEntry, LedgerEntry, Profile, Round, Wallet
+
+
+@dataclass(frozen=True)
+class Posting:
+    kind: str
+    amount: int  # signed units: negative takes chips, positive gives them
+    reason: str = ""
+
+
+def post(
+    *,
+    wallet_id: int,
+    postings: Sequence[Posting],
+    round: Round | None = None,
+    actor: AbstractBaseUser | None = None,
+) -> int:
+    """Apply postings to a wallet in order; return the balance after.
+
+    Debits must come before credits in ``postings``: the balance is checked
+    to cover all debits, so no ledger row ever shows a negative balance.
+    The caller holds a transaction (``transaction.atomic``).
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("wallet.post must run inside transaction.atomic")
+    postings = [p for p in postings if p.amount != 0]
+    if not postings:
+        return Wallet.objects.values_list("balance", flat=True).get(pk=wallet_id)
+    debits = -sum(p.amount for p in postings if p.amount < 0)
+    delta = sum(p.amount for p in postings)
+    changed = Wallet.objects.filter(pk=wallet_id, balance__gte=debits).update(
+        balance=F("balance") + delta, updated_at=timezone.now()
+    )
+    if changed != 1:
+        raise InsufficientChips(_("Not enough chips for this bet."))
+    balance_after = Wallet.objects.values_list("balance", flat=True).get(pk=wallet_id)
+    running = balance_after - delta
+    rows = []
+    for p in postings:
+        running += p.amount
+        rows.append(
+            LedgerEntry(
+                wallet_id=wallet_id,
+                kind=p.kind,
+                amount=p.amount,
+                balance_after=running,
+                round=round,
+                reason=p.reason[:255],
+                actor=actor,
+            )
+        )
+    LedgerEntry.objects.bulk_create(rows)
+    return balance_after
+
+
+def new_server_seed_hex() -> str:
+    from games.cards import new_server_seed
+
+    return new_server_seed().hex()
+
+
+def new_client_seed() -> str:
+    import secrets
+
+    return secrets.token_hex(8)
+
+
+@transaction.atomic
+def open_account(*, user: AbstractBaseUser) -> Wallet:
+    """Create the player's wallet and profile, granting the starting chips.
+
+    The grant is tied to the wallet's creation, so it happens exactly once
+    however many times this is called (sign-up, first visit of an account
+    made with createsuperuser).
+    """
+    Profile.objects.get_or_create(
+        user=user,
+        defaults={"client_seed": new_client_seed(), "next_server_seed": new_server_seed_hex()},
+    )
+    wallet, created = Wallet.objects.get_or_create(user=user)
+    grant = settings.CASINO_STARTING_CHIPS * UNITS_PER_CHIP
+    if created and grant > 0:
+        post(
+            wallet_id=wallet.pk, postings=[Posting(LedgerEntry.Kind.GRANT, grant, "starting chips")]
+        )
+        wallet.refresh_from_db()
+    return wallet
+
+
+@transaction.atomic
+def claim_daily_topup(*, user: AbstractBaseUser, today: dt.date | None = None) -> int:
+    """Give the daily top-up to a player at zero; return the new balance."""
+    today = today or timezone.localdate()
+    wallet = Wallet.objects.select_for_update().get(user=user)
+    if wallet.balance != 0:
+        raise GameError(_("The daily top-up is for players whose balance is zero."), code="topup")
+    if wallet.last_topup_on == today:
+        raise GameError(
+            _("You have already claimed today's top-up. Come back tomorrow."), code="topup"
+        )
+    changed = (
+        Wallet.objects.filter(pk=wallet.pk, balance=0)
+        .exclude(last_topup_on=today)
+        .update(last_topup_on=today)
+    )
+    if changed != 1:  # lost a race with another claim
+        raise GameError(
+            _("You have already claimed today's top-up. Come back tomorrow."), code="topup"
+        )
+    amount = settings.CASINO_DAILY_TOPUP_CHIPS * UNITS_PER_CHIP
+    return post(
+        wallet_id=wallet.pk, postings=[Posting(LedgerEntry.Kind.TOPUP, amount, "daily top-up")]
+    )
+
+
+@transaction.atomic
+def adjust_balance(
+    *, user: AbstractBaseUser, amount: int, reason: str, actor: AbstractBaseUser
+) -> int:
+    """An operator's credit (amount > 0) or debit (amount < 0) with a reason."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise GameError(_("An adjustment needs a reason."), code="reason")
+    if amount == 0:
+        raise GameError(_("An adjustment needs a non-zero amount."), code="amount")
+    wallet = Wallet.objects.select_for_update().get(user=user)
+    before = wallet.balance
+    after = post(
+        wallet_id=wallet.pk,
+        postings=[Posting(LedgerEntry.Kind.ADJUSTMENT, amount, reason)],
+        actor=actor,
+    )
+    AuditEntry.objects.create(
+        actor=actor,
+        action="wallet.adjust",
+        object_type="wallet",
+        object_id=str(wallet.pk),
+        object_repr=str(user)[:200],
+        before={"balance": before},
+        after={"balance": after, "amount": amount, "reason": reason},
+    )
+    return after
+
+
+def ledger_mismatches() -> list[tuple[Wallet, int]]:
+    """Wallets whose balance is not the sum of their ledger rows."""
+    sums = dict(
+        LedgerEntry.objects.values("wallet_id")
+        .annotate(total=Sum("amount"))
+        .values_list("wallet_id", "total")
+    )
+    bad = []
+    for wallet in Wallet.objects.select_related("user").order_by("pk"):
+        total = sums.get(wallet.pk, 0) or 0
+        if total != wallet.balance:
+            bad.append((wallet, total))
+    return bad

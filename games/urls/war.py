@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from games.views import placeholder
+
+urlpatterns = [
+    path("<slug:slug>/", placeholder.not_open, name="war_table"),
+]

@@ -1,0 +1,58 @@
+"""Sign-up, the lobby and the daily top-up."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from games.errors import GameError
+from games.models import Table
+from games.services import wallet as wallet_service
+
+
+class SignUpForm(UserCreationForm):
+    class Meta(UserCreationForm.Meta):
+        fields = ("username",)
+        widgets = {
+            "username": forms.TextInput(attrs={"autocomplete": "username", "autofocus": True})
+        }
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("lobby")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        wallet_service.open_account(user=user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _("Welcome! Your starting chips are in your wallet."))
+        return redirect("lobby")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def lobby(request: HttpRequest) -> HttpResponse:
+    wallet = wallet_service.open_account(user=request.user)
+    # Closed tables stay listed, marked closed, so a player knows why.
+    tables = Table.objects.order_by("position", "id")
+    return render(request, "games/lobby.html", {"tables": tables, "wallet": wallet})
+
+
+@login_required
+@require_POST
+def topup(request: HttpRequest) -> HttpResponse:
+    try:
+        wallet_service.claim_daily_topup(user=request.user)
+    except GameError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Your daily top-up has been added."))
+    return redirect("lobby")

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_django(code: str, **env: str) -> subprocess.CompletedProcess:
+    full_env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "DATABASE_URL", "REDIS_URL"))
+    }
+    full_env.update(env)
+    full_env["DJANGO_SETTINGS_MODULE"] = "casino.settings"
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_it_rejects_a_malformed_debug_value():
+    result = run_django("import django; django.setup()", DJANGO_DEBUG="maybe")
+    assert result.returncode != 0
+    assert "DJANGO_DEBUG" in result.stderr and "'maybe'" in result.stderr
+
+
+def test_it_needs_a_secret_key_when_debug_is_off():
+    result = run_django("import django; django.setup()", DJANGO_DEBUG="0")
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY" in result.stderr
+
+
+def test_it_rejects_a_malformed_redis_url():
+    result = run_django("import django; django.setup()", REDIS_URL="localhost:6379")
+    assert result.returncode != 0
+    assert "REDIS_URL" in result.stderr
+
+
+def test_deploy_check_is_clean_with_production_settings():
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECRET_KEY": "k" * 20 + "-production-secret-0123456789-abcdefghij",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_it_uses_postgresql_and_redis_when_urls_are_set():
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.DATABASES['default']['ENGINE']); print(settings.CHANNEL_LAYERS['default']['BACKEND'])"
+    )
+    result = run_django(
+        code,
+        DATABASE_URL="postgres://u:p@127.0.0.1:5432/casino",
+        REDIS_URL="redis://127.0.0.1:6379/0",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "postgresql" in result.stdout and "RedisChannelLayer" in result.stdout

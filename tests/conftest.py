@@ -1,0 +1,182 @@
+"""Shared fixtures: players with wallets, and the browser harness.
+
+Browser tests (marker ``browser``) run in their own pytest process with
+``CASINO_SQLITE_PATH`` pointing at a file database. They do not use
+pytest-django's test database: a session fixture migrates that file and starts
+``python -m daphne`` on it (pytest-django's live_server has no websockets),
+and tests read or arrange state through the ORM on the same file with the
+``server_db`` fixture.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_usernames = itertools.count(1)
+
+
+@pytest.fixture
+def make_player(db):
+    """A signed-up player: user, profile and wallet with the starting grant."""
+    from django.contrib.auth import get_user_model
+
+    from games.services.wallet import open_account
+
+    counter = {"n": 0}
+
+    def make(username: str | None = None, *, chips: int | None = None, **extra):
+        counter["n"] += 1
+        User = get_user_model()
+        user = User.objects.create_user(
+            username or f"player{counter['n']}", password="pw-Secret-123", **extra
+        )
+        open_account(user=user)
+        if chips is not None:
+            from django.db import transaction
+
+            from games.models import LedgerEntry
+            from games.services.wallet import Posting, post
+
+            wallet = user.wallet
+            wallet.refresh_from_db()
+            with transaction.atomic():
+                post(
+                    wallet_id=wallet.pk,
+                    postings=[
+                        Posting(
+                            LedgerEntry.Kind.ADJUSTMENT, chips * 100 - wallet.balance, "test setup"
+                        )
+                    ],
+                )
+            wallet.refresh_from_db()
+        return user
+
+    return make
+
+
+# --- browser harness ---------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": "/usr/bin/chromium",
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "locale": "en-US"}
+
+
+@pytest.fixture(scope="session")
+def server_db(django_db_blocker):
+    """The file database the daphne subprocess serves, open to the ORM here."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    path = Path(settings.DATABASES["default"]["NAME"])
+    assert os.environ.get("CASINO_SQLITE_PATH"), (
+        "browser tests need CASINO_SQLITE_PATH (make test-browser)"
+    )
+    with django_db_blocker.unblock():
+        from django.db import connections
+
+        connections.close_all()
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+        call_command("migrate", verbosity=0, interactive=False)
+        yield path
+        connections.close_all()
+
+
+@pytest.fixture(scope="session")
+def live_url(server_db):
+    """A daphne subprocess serving the site on the browser database."""
+    port = _free_port()
+    env = {
+        **os.environ,
+        "CASINO_SQLITE_PATH": str(server_db),
+        "CASINO_REVEAL_DELAY": os.environ.get("CASINO_REVEAL_DELAY", "0.15"),
+        "CASINO_REVEAL_FAST_DELAY": "0.03",
+        "DJANGO_DEBUG": "1",
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "casino.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"daphne exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        raise RuntimeError("daphne did not start in 30 s")
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture
+def orm(server_db, django_db_blocker):
+    """Use the ORM on the browser database inside a test."""
+    with django_db_blocker.unblock():
+        yield
+
+
+@pytest.fixture
+def signed_up(page, live_url):
+    """Sign up a fresh player in the browser; returns the username."""
+    username = f"browser{next(_usernames)}x{int(time.time() * 1000) % 1000000}"
+    page.goto(f"{live_url}/accounts/signup/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password1]", "pw-Secret-123")
+    page.fill("input[name=password2]", "pw-Secret-123")
+    page.click("[data-testid=signup-submit]")
+    page.wait_for_url(f"{live_url}/")
+    return username

@@ -1,0 +1,313 @@
+"""Baccarat roads (scoreboards): bead plate, big road and the three derived roads.
+
+Pure core (no Django), exactly SPEC section 4.  Grids have 6 rows; a cell is
+``(col, row)``, 0-based, row 0 at the top.  Inputs are any sequence of objects
+with ``.winner`` ("player" | "banker" | "tie"), ``.player_pair`` and
+``.banker_pair`` (a ``Coup``, a stored round, or ``Result`` below).
+
+Layout rules, shared by the big road and the derived roads (``_place``):
+
+* the first entry sits at (0, 0);
+* an entry of the same kind as the previous one goes one row down; if that
+  cell is past row 5 or already taken, the streak turns right and keeps
+  going right on that row (a "dragon tail"; once turned, it never goes down
+  again);
+* a change of kind starts a new streak at row 0 in the column right of where
+  the previous streak *started*; if that cell is taken (by an older dragon
+  tail), it starts in the first free column to the right on row 0.
+
+(While going right a tail skips any cell that is already taken, so no two
+entries ever share a cell even in contrived sequences.)
+
+Derived roads work on the big road's *logical* streaks (ties and dragon tails
+ignored): a win in streak ``c`` at depth ``r`` gets an entry in the road with
+offset ``k`` (big eye boy 1, small road 2, cockroach pig 3) when ``c > k`` or
+``c == k and r >= 1``.  At ``r == 0`` it is red when streaks ``c-1`` and
+``c-1-k`` have equal length, else blue.  At ``r >= 1``, with ``L`` the length
+of streak ``c-k``: red when ``L >= r+1``, blue when ``L == r``, red when
+``L < r``.
+
+Everything is O(n) with dict occupancy, so 10,000 rounds take milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+
+class RoundLike(Protocol):
+    """What the roads read from a round."""
+
+    @property
+    def winner(self) -> str: ...
+
+    @property
+    def player_pair(self) -> bool: ...
+
+    @property
+    def banker_pair(self) -> bool: ...
+
+
+class Result(NamedTuple):
+    """A minimal round for the roads (handy in tests and for stored history)."""
+
+    winner: str
+    player_pair: bool = False
+    banker_pair: bool = False
+
+
+class BeadCell(NamedTuple):
+    col: int
+    row: int
+    winner: str
+    player_pair: bool
+    banker_pair: bool
+
+
+class BigRoadCell(NamedTuple):
+    col: int
+    row: int
+    winner: str | None  # None only for the leading-ties cell before any win
+    ties: int
+    player_pair: bool
+    banker_pair: bool
+
+
+class DerivedCell(NamedTuple):
+    col: int
+    row: int
+    colour: str  # "red" | "blue"
+
+
+ROWS = 6
+DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
+_WINNERS = ("player", "banker", "tie")
+
+
+def bead_plate(results: Sequence[RoundLike]) -> list[BeadCell]:
+    """Every round, ties included, down each column of 6 then the next column."""
+    new = tuple.__new__
+    return [
+        new(BeadCell, (i // ROWS, i % ROWS, r.winner, bool(r.player_pair), bool(r.banker_pair)))
+        for i, r in enumerate(results)
+    ]
+
+
+def _place(kinds: Sequence[object]) -> list[tuple[int, int]]:
+    """Big-road style (col, row) of each entry of a stream of kinds (sides or colours)."""
+    taken: set[tuple[int, int]] = set()
+    add = taken.add
+    out: list[tuple[int, int]] = []
+    append = out.append
+    last: object = None
+    col = row = start = 0
+    turned = False
+    for kind in kinds:
+        if last is None:
+            col = row = start = 0
+            turned = False
+        elif kind != last:
+            col = start + 1
+            while (col, 0) in taken:
+                col += 1
+            row = 0
+            start = col
+            turned = False
+        elif not turned and row < ROWS - 1 and (col, row + 1) not in taken:
+            row += 1
+        else:
+            turned = True
+            col += 1
+            while (col, row) in taken:
+                col += 1
+        last = kind
+        cell = (col, row)
+        add(cell)
+        append(cell)
+    return out
+
+
+def _check(winner: str) -> None:
+    if winner not in _WINNERS:
+        raise ValueError(f"a round's winner must be one of {_WINNERS}, got {winner!r}")
+
+
+def big_road(results: Sequence[RoundLike]) -> list[BigRoadCell]:
+    """One cell per PLAYER/BANKER win; ties are counted on the latest cell."""
+    cells: list[list] = []  # [winner, ties, player_pair, banker_pair]
+    for r in results:
+        w = r.winner
+        if w == "tie":
+            if not cells:
+                cells.append([None, 0, False, False])
+            cell = cells[-1]
+            cell[1] += 1
+            if r.player_pair:
+                cell[2] = True
+            if r.banker_pair:
+                cell[3] = True
+        elif w == "player" or w == "banker":
+            if cells and cells[-1][0] is None:
+                # The first win fills the leading-ties cell at (0, 0).
+                cell = cells[-1]
+                cell[0] = w
+                if r.player_pair:
+                    cell[2] = True
+                if r.banker_pair:
+                    cell[3] = True
+            else:
+                cells.append([w, 0, bool(r.player_pair), bool(r.banker_pair)])
+        else:
+            _check(w)
+    # Only a road of nothing but ties still has a cell without a winner.
+    positions = _place([c[0] for c in cells]) if cells and cells[0][0] else [(0, 0)] * len(cells)
+    new = tuple.__new__
+    return [new(BigRoadCell, (*pos, *c)) for pos, c in zip(positions, cells, strict=True)]
+
+
+def _streaks(results: Sequence[RoundLike]) -> tuple[list[tuple[int, int]], list[int]]:
+    """(streak, depth) of every PLAYER/BANKER win, and the final streak lengths."""
+    positions: list[tuple[int, int]] = []
+    append = positions.append
+    lengths: list[int] = []
+    last = None
+    c = -1
+    depth = 0
+    for r in results:
+        w = r.winner
+        if w == last:
+            depth += 1
+        elif w == "tie":
+            continue
+        else:
+            _check(w)
+            if c >= 0:
+                lengths.append(depth + 1)
+            c += 1
+            depth = 0
+            last = w
+        append((c, depth))
+    if c >= 0:
+        lengths.append(depth + 1)
+    return positions, lengths
+
+
+def _colour(c: int, r: int, k: int, lengths: Sequence[int]) -> str | None:
+    """Colour of the derived-road entry for the win at streak ``c``, depth ``r``."""
+    if c < k or (c == k and r == 0):
+        return None
+    if r == 0:
+        return "red" if lengths[c - 1] == lengths[c - 1 - k] else "blue"
+    return "blue" if lengths[c - k] == r else "red"
+
+
+def _derived_colours(
+    positions: Sequence[tuple[int, int]], lengths: Sequence[int], k: int
+) -> list[str]:
+    """Colours of the derived road with offset ``k``, in order.
+
+    Streaks c-k, c-1 and c-1-k are complete when a win in streak c is read,
+    so their final lengths are their lengths at that time.
+    """
+    out: list[str] = []
+    append = out.append
+    for c, r in positions:
+        if c < k or (c == k and r == 0):
+            continue
+        if r == 0:
+            append("red" if lengths[c - 1] == lengths[c - 1 - k] else "blue")
+        else:
+            append("blue" if lengths[c - k] == r else "red")
+    return out
+
+
+def _lay_out(colours: Sequence[str]) -> list[DerivedCell]:
+    new = tuple.__new__
+    return [
+        new(DerivedCell, (col, row, colour))
+        for (col, row), colour in zip(_place(colours), colours, strict=True)
+    ]
+
+
+def _derived(results: Sequence[RoundLike], k: int) -> list[DerivedCell]:
+    positions, lengths = _streaks(results)
+    return _lay_out(_derived_colours(positions, lengths, k))
+
+
+def big_eye_boy(results: Sequence[RoundLike]) -> list[DerivedCell]:
+    """Derived road with k=1."""
+    return _derived(results, 1)
+
+
+def small_road(results: Sequence[RoundLike]) -> list[DerivedCell]:
+    """Derived road with k=2."""
+    return _derived(results, 2)
+
+
+def cockroach_pig(results: Sequence[RoundLike]) -> list[DerivedCell]:
+    """Derived road with k=3."""
+    return _derived(results, 3)
+
+
+def all_roads(results: Sequence[RoundLike]) -> dict[str, list]:
+    """All five roads at once, sharing the streak computation (for the details view).
+
+    Keys: "bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig".
+    """
+    positions, lengths = _streaks(results)
+    out: dict[str, list] = {"bead_plate": bead_plate(results), "big_road": big_road(results)}
+    for name, k in DERIVED.items():
+        out[name] = _lay_out(_derived_colours(positions, lengths, k))
+    return out
+
+
+def ask(results: Sequence[RoundLike], winner: str) -> dict[str, DerivedCell | None]:
+    """What each derived road would add if the next round were won by ``winner``.
+
+    Keys "big_eye_boy", "small_road", "cockroach_pig"; None where that road
+    would get no entry (too early, or ``winner == "tie"``).
+    """
+    _check(winner)
+    positions, lengths = _streaks(results)
+    out: dict[str, DerivedCell | None] = dict.fromkeys(DERIVED)
+    if winner == "tie":
+        return out
+    last = None
+    for r in reversed(results):
+        if r.winner != "tie":
+            last = r.winner
+            break
+    new_lengths = list(lengths)
+    if winner == last:
+        new_lengths[-1] += 1
+    else:
+        new_lengths.append(1)
+    c, r = len(new_lengths) - 1, new_lengths[-1] - 1
+    for name, k in DERIVED.items():
+        colour = _colour(c, r, k, new_lengths)
+        if colour is None:
+            continue
+        colours = _derived_colours(positions, lengths, k)
+        colours.append(colour)
+        out[name] = _lay_out(colours)[-1]
+    return out
+
+
+def last_n_percentages(results: Sequence[RoundLike], n: int = 60) -> dict[str, int]:
+    """PLAYER / BANKER / TIE shares of the last ``n`` rounds, in whole percent.
+
+    Each share is rounded half up on its own, so the three may not sum to 100
+    (as the seed warns); pairs are not counted; all 0 when there is no round.
+    """
+    if n < 1:
+        raise ValueError("n must be at least 1")
+    recent = list(results)[-n:]
+    total = len(recent)
+    counts = dict.fromkeys(_WINNERS, 0)
+    for r in recent:
+        _check(r.winner)
+        counts[r.winner] += 1
+    if not total:
+        return counts
+    return {w: (200 * k + total) // (2 * total) for w, k in counts.items()}

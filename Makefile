@@ -6,7 +6,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run setup test test-fast test-browser lint format admin messages bench clean
+.PHONY: run setup test test-fast test-browser test-engines lint format admin messages clean cluster cluster-stop chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,7 @@ messages: $(VENV)/.runtime
 setup: $(VENV)/.runtime messages
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py setup_casino
+	$(BIN)/python manage.py repair_rounds --refund
 
 run: setup
 	@echo "Serving the casino on http://$(HOST):$(PORT)"
@@ -43,6 +44,7 @@ chromium:
 # pytest exits 5 when a selection has no tests; that is not a failure here.
 test: $(VENV)/.dev messages chromium
 	$(BIN)/python -m pytest -m "not browser" -q || [ $$? -eq 5 ]
+	$(MAKE) --no-print-directory test-engines
 	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
 	  $(BIN)/python -m pytest -m browser -q || [ $$? -eq 5 ]
 
@@ -52,6 +54,26 @@ test-fast: $(VENV)/.dev messages
 test-browser: $(VENV)/.dev messages chromium
 	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
 	  $(BIN)/python -m pytest -m browser -q || [ $$? -eq 5 ]
+
+# The service, ledger and consumer tests again on PostgreSQL and Redis,
+# started here on loopback ports of their own and stopped afterwards.
+ENGINES_DIR ?= /tmp/casino-engines-$(ENGINES_PG_PORT)
+ENGINES_PG_PORT ?= 55432
+ENGINES_REDIS_PORT ?= 56379
+ENGINE_TESTS := tests/games/test_wallet.py tests/games/services tests/games/consumers tests/engines
+test-engines: $(VENV)/.dev messages
+	ops/services.sh install
+	ops/services.sh start $(ENGINES_DIR) $(ENGINES_PG_PORT) $(ENGINES_REDIS_PORT) >/dev/null
+	DATABASE_URL=postgres://postgres@127.0.0.1:$(ENGINES_PG_PORT)/casino \
+	REDIS_URL=redis://127.0.0.1:$(ENGINES_REDIS_PORT)/0 \
+	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS)); \
+	  status=$$?; ops/services.sh stop $(ENGINES_DIR); [ $$status -eq 0 ] || [ $$status -eq 5 ]
+
+cluster: $(VENV)/.runtime messages
+	WORKERS=$(or $(WORKERS),2) PORT=$(PORT) ops/cluster.sh start
+
+cluster-stop:
+	ops/cluster.sh stop
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .

@@ -24,6 +24,16 @@ ROOT = Path(__file__).resolve().parent.parent
 _usernames = itertools.count(1)
 
 
+@pytest.fixture(autouse=True)
+def english_messages():
+    """Service messages read in English unless a test picks a language
+    (the site's fallback language is Japanese)."""
+    from django.utils import translation
+
+    with translation.override("en"):
+        yield
+
+
 @pytest.fixture
 def make_player(db):
     """A signed-up player: user, profile and wallet with the starting grant."""

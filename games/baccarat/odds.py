@@ -336,9 +336,7 @@ def navigator(
         rem = unseen - 1
         pw, bw, tw, den = _peel(side, card, player, banker, v, c, rem)
         c[v] = cv
-        outcomes[v] = NextCardOdds(
-            v, cv, Fraction(pw, den), Fraction(bw, den), Fraction(tw, den)
-        )
+        outcomes[v] = NextCardOdds(v, cv, Fraction(pw, den), Fraction(bw, den), Fraction(tw, den))
     if card == 2:
         first = (player if side == "player" else banker)[0]
         left = ranks[first.rank]
@@ -413,9 +411,7 @@ def _compare(pf: int, bf: int, den: int) -> tuple[int, int, int, int]:
     return 0, 0, den, den
 
 
-def squeeze_steps(
-    coup: Coup, side: str
-) -> list[tuple[tuple[Card, ...], tuple[Card, ...], Card]]:
+def squeeze_steps(coup: Coup, side: str) -> list[tuple[tuple[Card, ...], tuple[Card, ...], Card]]:
     """The peels of ``side``'s 2nd and (if dealt) 3rd card in ``coup``.
 
     Each step is ``(player_cards_shown, banker_cards_shown, peeled_card)``;

@@ -1,0 +1,109 @@
+"""The standalone verifier (games.verify): functions and the CLI, pinned seeds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from games.baccarat.rules import Coup
+from games.cards import FairRng, new_shoe, parse_cards, shuffle
+from games.verify import derive_shoe, main, replay_baccarat, replay_war, report
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED_A = "00" * 32  # client "alice", nonce 0, 8 decks
+SEED_B = bytes(range(32)).hex()  # client "player-42", nonce 7, 6 decks: a war tie
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "games.verify", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_derive_shoe_is_the_fair_shuffle_of_the_ordered_shoe() -> None:
+    shoe = derive_shoe(SEED_A, "alice", 0, 8)
+    assert shoe == shuffle(new_shoe(8), FairRng(bytes(32), "alice", 0))
+    assert shoe[:12] == parse_cards("4D 3C 2D KS KD 2D 9S 4H KS QC TS 9D")
+
+
+def test_replay_baccarat_pinned() -> None:
+    coup = replay_baccarat(SEED_A, "alice", 0, 8)
+    assert coup == Coup(
+        player=tuple(parse_cards("4D 2D")),
+        banker=tuple(parse_cards("3C KS KD")),
+        player_total=6,
+        banker_total=3,
+        winner="player",
+        natural=False,
+        player_pair=False,
+        banker_pair=False,
+    )
+
+
+def test_replay_war_pinned_tie() -> None:
+    with pytest.raises(ValueError):
+        replay_war(SEED_B, "player-42", 7, 6)
+    war = replay_war(SEED_B, "player-42", 7, 6, "war")
+    assert (str(war.player_card), str(war.dealer_card)) == ("5C", "5S")
+    assert (str(war.war_player_card), str(war.war_dealer_card)) == ("5D", "AD")  # burns 4S 3H 4D
+    assert war.result == "war_lose"
+    assert replay_war(SEED_B, "player-42", 7, 6, "surrender").result == "surrender"
+
+
+def test_cli_baccarat_output() -> None:
+    proc = run_cli(
+        "--server-seed", SEED_A, "--client-seed", "alice", "--nonce", "0",
+        "--game", "baccarat", "--decks", "8",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert (
+        "server_seed_hash: 66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925" in out
+    )
+    assert "first_cards: 4D 3C 2D KS KD 2D 9S 4H KS QC TS 9D" in out
+    assert "player: 4D 2D" in out
+    assert "banker: 3C KS KD" in out
+    assert "player_total: 6" in out and "banker_total: 3" in out
+    assert "winner: player" in out
+    assert "natural: no" in out
+    assert "player_pair: no" in out and "banker_pair: no" in out
+
+
+def test_cli_war_output_and_json() -> None:
+    base = ["--server-seed", SEED_B, "--client-seed", "player-42", "--nonce", "7", "--game", "war"]
+    proc = run_cli(*base, "--decks", "6")
+    assert proc.returncode == 0, proc.stderr
+    assert "first_cards: 5C 5S 4S 3H 4D 5D AD KC 5S KS 8C 3C" in proc.stdout
+    assert "tied: yes" in proc.stdout
+    assert "--decision" in proc.stdout  # tells the player a decision is needed
+    proc = run_cli(*base, "--decision", "war", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["server_seed_hash"] == (
+        "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+    )
+    assert data["decks"] == 6
+    assert (data["player_card"], data["dealer_card"]) == ("5C", "5S")
+    assert (data["war_player_card"], data["war_dealer_card"]) == ("5D", "AD")
+    assert data["result"] == "war_lose"
+
+
+def test_cli_refuses_a_bad_seed() -> None:
+    proc = run_cli("--server-seed", "not-hex", "--client-seed", "c", "--nonce", "0")
+    assert proc.returncode == 2
+    assert "hexadecimal" in proc.stderr
+
+
+def test_main_and_report_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--server-seed", SEED_A, "--client-seed", "alice", "--nonce", "0", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data == report(SEED_A, "alice", 0, "baccarat", 8)
+    assert data["first_cards"][:3] == ["4D", "3C", "2D"]

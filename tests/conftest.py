@@ -34,6 +34,20 @@ def english_messages():
         yield
 
 
+_DB_FIXTURES = {"db", "transactional_db", "client", "admin_client", "make_player", "django_db_reset_sequences"}
+
+
+@pytest.fixture(autouse=True)
+def default_tables(request):
+    """The default tables come from a data migration; a transactional test
+    flushes them away afterwards, so put back whatever is missing."""
+    if request.node.get_closest_marker("django_db") or _DB_FIXTURES & set(request.fixturenames):
+        request.getfixturevalue("_django_db_helper")
+        from games.services.tables import create_presets
+
+        create_presets()
+
+
 @pytest.fixture
 def make_player(db):
     """A signed-up player: user, profile and wallet with the starting grant."""

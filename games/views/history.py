@@ -1,0 +1,232 @@
+"""Past games: the history list, a round's page with its replay and
+verification, and the operators' views and CSV export of any player's rounds.
+
+Who may see what is decided here, once, in ``_history_owner`` and
+``_visible_round``: a player sees only their own rounds (anything else is a
+404, as if it did not exist); staff see everyone's.
+"""
+
+from __future__ import annotations
+
+import csv
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods
+
+from games.models import Game, Round
+from games.selectors import history as selectors
+
+
+class HistoryFilterForm(forms.Form):
+    game = forms.ChoiceField(
+        label=gettext_lazy("Game"),
+        required=False,
+        choices=[("", gettext_lazy("All games")), *Game.choices],
+    )
+    date_from = forms.DateField(
+        label=gettext_lazy("From"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        label=gettext_lazy("To"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    result = forms.ChoiceField(
+        label=gettext_lazy("Result"),
+        required=False,
+        choices=[("", gettext_lazy("All results")), *Round.Outcome.choices],
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and start > end:
+            raise forms.ValidationError(_("The start date is after the end date."))
+        return data
+
+    def history_filter(self) -> selectors.HistoryFilter:
+        """The valid part of the filter; a field with an error does not filter."""
+        data = getattr(self, "cleaned_data", {})
+        if self.non_field_errors():
+            data = {k: v for k, v in data.items() if k not in ("date_from", "date_to")}
+        return selectors.HistoryFilter(
+            game=data.get("game") or "",
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+            outcome=data.get("result") or "",
+        )
+
+
+def _history_owner(request: HttpRequest, user_id: int | None) -> AbstractBaseUser:
+    """Whose history this is: one's own, or (staff only) anyone's."""
+    if user_id is None or user_id == request.user.pk:
+        return request.user
+    if not request.user.is_staff:
+        raise Http404
+    return get_object_or_404(get_user_model(), pk=user_id)
+
+
+def _visible_round(request: HttpRequest, pk: int) -> Round:
+    rounds = Round.objects.select_related("table", "version", "player")
+    if not request.user.is_staff:
+        rounds = rounds.filter(player=request.user)
+    return get_object_or_404(rounds, pk=pk)
+
+
+def _cursor(request: HttpRequest, name: str) -> int | None:
+    raw = request.GET.get(name, "")
+    # Anything but a plausible id is ignored (and kept within SQLite's integers).
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
+
+
+def _filter_form(request: HttpRequest) -> tuple[HistoryFilterForm, selectors.HistoryFilter]:
+    form = HistoryFilterForm(request.GET)
+    form.is_valid()
+    return form, form.history_filter()
+
+
+def _urls(owner: AbstractBaseUser, request: HttpRequest) -> dict[str, str]:
+    if owner.pk == request.user.pk:
+        return {
+            "list_url": reverse("history"),
+            "summary_url": reverse("history_summary"),
+            "export_url": reverse("history_export"),
+        }
+    return {
+        "list_url": reverse("history_player", args=[owner.pk]),
+        "summary_url": reverse("history_player_summary", args=[owner.pk]),
+        "export_url": reverse("history_player_export", args=[owner.pk]),
+    }
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest, user_id: int | None = None) -> HttpResponse:
+    owner = _history_owner(request, user_id)
+    form, filters = _filter_form(request)
+    page = selectors.history_page(
+        player_id=owner.pk,
+        filters=filters,
+        before=_cursor(request, "before"),
+        after=_cursor(request, "after"),
+    )
+    params = filters.params()
+    context = {
+        "owner": owner,
+        "own": owner.pk == request.user.pk,
+        "form": form,
+        "page": page,
+        "rows": [
+            {
+                "round": r,
+                "result": selectors.result_label(r),
+                "cards": selectors.shown_cards(r),
+            }
+            for r in page.rounds
+        ],
+        "query": urlencode(params),
+        "newer_query": urlencode({**params, "after": page.newer}) if page.newer else "",
+        "older_query": urlencode({**params, "before": page.older}) if page.older else "",
+        **_urls(owner, request),
+    }
+    template = "history/history.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template += "#results"
+    return render(request, template, context)
+
+
+@login_required
+@require_GET
+def history_summary(request: HttpRequest, user_id: int | None = None) -> HttpResponse:
+    """The filter's totals, loaded after the list so the list never waits for them."""
+    owner = _history_owner(request, user_id)
+    _form, filters = _filter_form(request)
+    summary = selectors.history_summary(player_id=owner.pk, filters=filters)
+    return render(request, "history/history.html#summary", {"summary": summary})
+
+
+class _Echo:
+    """csv.writer wants a file; this one hands each line straight back."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+@login_required
+@require_GET
+def history_export(request: HttpRequest, user_id: int | None = None) -> StreamingHttpResponse:
+    """The filtered rounds as CSV, streamed. A player may export their own;
+    staff may export anyone's (another player's is a 404 for a player)."""
+    owner = _history_owner(request, user_id)
+    _form, filters = _filter_form(request)
+    rounds = selectors.player_rounds(player_id=owner.pk, filters=filters)
+    writer = csv.writer(_Echo())
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    response = StreamingHttpResponse(
+        (writer.writerow(row) for row in selectors.csv_rows(rounds)),
+        content_type="text/csv; charset=utf-8",
+    )
+    filename = f"rounds-{owner.get_username()}-{stamp}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@login_required
+@require_GET
+def player_lookup(request: HttpRequest) -> HttpResponse:
+    """Staff: go to a player's history by username."""
+    if not request.user.is_staff:
+        raise Http404
+    username = request.GET.get("username", "").strip()
+    User = get_user_model()
+    user = User.objects.filter(**{User.USERNAME_FIELD: username}).first() if username else None
+    if user is None:
+        messages.error(request, _("No player is called “%(name)s”.") % {"name": username})
+        return redirect("history")
+    return redirect("history_player", user_id=user.pk)
+
+
+def _round_context(request: HttpRequest, rnd: Round) -> dict[str, Any]:
+    report = selectors.round_report(rnd)
+    own = rnd.player_id == request.user.pk
+    back = reverse("history") if own else reverse("history_player", args=[rnd.player_id])
+    return {"report": report, "round": rnd, "own": own, "back_url": back}
+
+
+@login_required
+@require_GET
+def round_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    rnd = _visible_round(request, pk)
+    return render(request, "history/round.html", _round_context(request, rnd))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def round_verify(request: HttpRequest, pk: int) -> HttpResponse:
+    """Re-derive the shoe and the result from the round's seeds alone.
+
+    Changes nothing, so GET works too (a link without JavaScript); the page's
+    button posts through htmx and swaps in the verdict."""
+    rnd = _visible_round(request, pk)
+    context = _round_context(request, rnd)
+    if selectors.is_open(rnd):
+        context["verify_refused"] = _(
+            "This round is still waiting for the tie decision. Its server seed is revealed, "
+            "and the round can be verified, once it is over."
+        )
+    else:
+        context["verification"] = selectors.verify_round(rnd)
+    template = "history/round.html"
+    if request.htmx:
+        template += "#verification"
+    return render(request, template, context)

@@ -24,6 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 _usernames = itertools.count(1)
 
 
+def pytest_configure(config):
+    """A fast password hasher: the default one costs about a second per test
+    user on these machines. Servers started by the browser tests keep theirs."""
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(autouse=True)
 def english_messages():
     """Service messages read in English unless a test picks a language

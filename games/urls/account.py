@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games.views import placeholder
+from games.views import account
 
 urlpatterns = [
-    path("", placeholder.not_open, name="account"),
+    path("", account.account, name="account"),
+    path("pin/", account.pin, name="account_pin"),
+    path("max-bet/", account.max_bet, name="account_max_bet"),
 ]

@@ -2,8 +2,12 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games.views import placeholder
+from games.views import war
 
 urlpatterns = [
-    path("<slug:slug>/", placeholder.not_open, name="war_table"),
+    path("<slug:slug>/", war.table, name="war_table"),
+    path("<slug:slug>/deal/", war.deal, name="war_deal"),
+    path("<slug:slug>/decide/", war.decide, name="war_decide"),
+    path("<slug:slug>/timed-out/", war.timed_out, name="war_timed_out"),
+    path("<slug:slug>/rules/", war.rules, name="war_rules"),
 ]

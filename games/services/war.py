@@ -1,0 +1,438 @@
+"""Casino War rounds: DEAL, the tie decision (WAR or SURRENDER) and its time limit.
+
+A round is fixed when DEAL is pressed: the shoe is shuffled from the player's
+committed seeds and the first two cards are dealt. Without a tie the round is
+settled in the same transaction. On a tie the round stays OPEN (the ante and
+the tie bet are taken, the tie bet is paid at once since it only depends on
+the first two cards) and waits for the player's decision; ``decide`` re-derives
+the same shoe from the stored seeds, so the burns and the war cards were fixed
+at DEAL time too. Everything a waiting round needs is in the database, so it
+survives a log-out, a lost socket or a server restart.
+
+The decision has a time limit (the round's version ``decision_timeout``).
+The server stores the deadline on the round and is the authority on it: the
+table's websocket consumer takes the player off the table when it passes,
+``decide`` refuses a late decision, and coming back to the table (``resume``)
+restarts the countdown with the same cards.
+
+Amounts are minor units (1 chip = 100 units); bets are whole chips.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.cards import Card
+from games.errors import BetRefused, GameError, InsufficientChips
+from games.labels import AREA_LABELS
+from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Round, Table, TableVersion
+from games.services import rounds
+from games.services.tables import decimal_pays
+from games.services.wallet import Posting, post
+from games.templatetags.chips import format_chips
+from games.verify import derive_shoe
+from games.war.rules import BURNS, DECISIONS, WarRound, play_war, rank_value, settle_war
+
+# A decision that left the browser just before the countdown ended may arrive
+# a moment after the deadline; it still counts.
+DECISION_GRACE = dt.timedelta(seconds=2)
+
+# Where each card sits in Round.cards for a war: player, dealer, three burns,
+# then the war cards (the order ``play_war`` takes them from the shoe).
+WAR_CARD_COUNT = 2 + BURNS + 2
+
+
+@dataclass(frozen=True)
+class WarBet:
+    """A checked bet, in units."""
+
+    ante: int
+    tie_bet: int
+    # The ante the player asked for when it was under the table minimum and
+    # was raised to it (None when it was not raised).
+    raised_from: int | None
+
+    @property
+    def total(self) -> int:
+        return self.ante + self.tie_bet
+
+
+def group_name(user_id: int) -> str:
+    """The channel group of a player's War tables (their websocket consumers)."""
+    return f"war-{user_id}"
+
+
+def open_round(*, user: AbstractBaseUser, table: Table) -> Round | None:
+    """The player's round at this table still waiting for a decision, if any."""
+    return (
+        Round.objects.select_related("version")
+        .filter(player=user, table=table, game=Game.WAR, status=Round.Status.OPEN)
+        .order_by("-id")
+        .first()
+    )
+
+
+def timed_out(rnd: Round, *, now: dt.datetime | None = None) -> bool:
+    """Whether an open round's decision deadline has passed (with the grace)."""
+    if rnd.status != Round.Status.OPEN or rnd.decision_deadline is None:
+        return False
+    return (now or timezone.now()) > rnd.decision_deadline + DECISION_GRACE
+
+
+def _chips(units: int) -> str:
+    return format_chips(units)
+
+
+def check_bet(
+    *, user: AbstractBaseUser, version: TableVersion, ante: int, tie_bet: int, balance: int
+) -> WarBet:
+    """Validate a DEAL against the version's limits, the round's max bet
+    (the player's personal max bet when it is lower) and the balance.
+
+    An ante under the table minimum is raised to it (seed 004); anything
+    else out of bounds is refused with a message and nothing changes.
+    """
+    for stake in (ante, tie_bet):
+        if not isinstance(stake, int) or isinstance(stake, bool):
+            raise BetRefused(_("Bets are whole numbers of chips."))
+        if stake < 0:
+            raise BetRefused(_("A bet cannot be negative."))
+        if stake % UNITS_PER_CHIP:
+            raise BetRefused(_("Bets are whole numbers of chips."))
+    if ante == 0:
+        raise BetRefused(_("Place an ante to deal."))
+
+    limits = version.limits or {}
+    ante_limit = limits.get("ante", {})
+    raised_from = None
+    ante_min = int(ante_limit.get("min", 0))
+    if ante < ante_min:
+        raised_from, ante = ante, ante_min
+    ante_max = ante_limit.get("max")
+    if ante_max is not None and ante > int(ante_max):
+        raise BetRefused(
+            _("The most you can bet on %(area)s is %(max)s.")
+            % {"area": AREA_LABELS["ante"], "max": _chips(int(ante_max))}
+        )
+    if tie_bet:
+        tie_limit = limits.get("tie_bet", {})
+        if tie_bet < int(tie_limit.get("min", 0)):
+            raise BetRefused(
+                _("The least you can bet on %(area)s is %(min)s.")
+                % {"area": AREA_LABELS["tie_bet"], "min": _chips(int(tie_limit["min"]))}
+            )
+        if tie_limit.get("max") is not None and tie_bet > int(tie_limit["max"]):
+            raise BetRefused(
+                _("The most you can bet on %(area)s is %(max)s.")
+                % {"area": AREA_LABELS["tie_bet"], "max": _chips(int(tie_limit["max"]))}
+            )
+
+    total = ante + tie_bet
+    limit, personal = rounds.round_max_bet(user, version)
+    if total > limit:
+        if personal:
+            raise BetRefused(
+                _("Your personal max bet is %(max)s per round.") % {"max": _chips(limit)},
+                code="personal_max",
+            )
+        raise BetRefused(
+            _("The table's MAX BET is %(max)s per round.") % {"max": _chips(limit)},
+            code="max_bet",
+        )
+    if total > balance:
+        raise InsufficientChips(
+            _("Not enough chips: this bet needs %(bet)s and you have %(balance)s.")
+            % {"bet": _chips(total), "balance": _chips(balance)}
+        )
+    return WarBet(ante=ante, tie_bet=tie_bet, raised_from=raised_from)
+
+
+def _notify(user_id: int, table_slug: str) -> None:
+    """Tell the player's table consumers that their waiting round changed
+    (a tie opened, a countdown restarted, a decision settled it), after the
+    commit so a rolled-back round never reaches a browser."""
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        async_to_sync(layer.group_send)(
+            group_name(user_id), {"type": "war.update", "slug": table_slug}
+        )
+
+    transaction.on_commit(send)
+
+
+def _outcome(total_bet: int, total_return: int) -> str:
+    if total_return > total_bet:
+        return Round.Outcome.WIN
+    if total_return < total_bet:
+        return Round.Outcome.LOSE
+    return Round.Outcome.PUSH
+
+
+def _tie_bet_return(player: Card, dealer: Card, tie_bet: int, version: TableVersion) -> int:
+    """The tie bet is settled on the first two cards alone, through the same
+    ``settle_war`` as the rest (its other keys are ignored here)."""
+    first = WarRound(player, dealer, True, "surrender", None, None, "surrender")
+    return settle_war(first, 0, tie_bet, decimal_pays(version.pays))["tie_bet"]
+
+
+@transaction.atomic
+def deal(
+    *,
+    user: AbstractBaseUser,
+    table: Table,
+    ante: int,
+    tie_bet: int,
+    slip_key: str,
+    now: dt.datetime | None = None,
+) -> Round:
+    """Take the bets, deal one card each and settle, or open the tie decision.
+
+    ``slip_key`` identifies one press of DEAL: sending the same slip again
+    (a double click, a retried request) returns the round it made and charges
+    nothing more.
+    """
+    slip_key = (slip_key or "").strip()
+    if not slip_key or len(slip_key) > 64:
+        raise BetRefused(_("This bet slip is not valid. Please reload the table."))
+    existing = Round.objects.filter(player=user, slip_key=slip_key).first()
+    if existing is not None:
+        if existing.table_id != table.pk or existing.game != Game.WAR:
+            raise BetRefused(_("This bet slip is not valid. Please reload the table."))
+        return existing
+
+    rounds.require_open(table)
+    wallet = rounds.lock_wallet(user)
+    if open_round(user=user, table=table) is not None:
+        raise GameError(_("Finish your war decision first: WAR or SURRENDER."), code="open_round")
+    version = rounds.current_version(table)
+    bet = check_bet(user=user, version=version, ante=ante, tie_bet=tie_bet, balance=wallet.balance)
+
+    seeds = rounds.take_seeds(user)
+    shoe = derive_shoe(seeds.server_seed, seeds.client_seed, seeds.nonce, version.decks)
+    player, dealer = shoe[0], shoe[1]
+    tied = rank_value(player) == rank_value(dealer)
+    now = now or timezone.now()
+
+    bets = {"ante": bet.ante}
+    if bet.tie_bet:
+        bets["tie_bet"] = bet.tie_bet
+    rnd = Round.objects.create(
+        player=user,
+        table=table,
+        version=version,
+        game=Game.WAR,
+        status=Round.Status.OPEN,
+        seq=rounds.next_seq(user, table),
+        slip_key=slip_key,
+        server_seed=seeds.server_seed,
+        server_seed_hash=seeds.server_seed_hash,
+        client_seed=seeds.client_seed,
+        nonce=seeds.nonce,
+        bets=bets,
+        total_bet=bet.total,
+        balance_before=wallet.balance,
+        cards=[str(player), str(dealer)],
+        detail={
+            "tied": tied,
+            "decision": None,
+            "result": None,
+            "ante_raised_from": bet.raised_from,
+        },
+    )
+
+    postings = [
+        Posting(LedgerEntry.Kind.BET, -bet.ante, "war ante"),
+        Posting(LedgerEntry.Kind.BET, -bet.tie_bet, "war tie bonus"),
+    ]
+    if tied:
+        tie_back = _tie_bet_return(player, dealer, bet.tie_bet, version)
+        postings.append(Posting(LedgerEntry.Kind.PAYOUT, tie_back, "war tie bonus pays"))
+        returns = {"tie_bet": tie_back} if bet.tie_bet else {}
+        rnd.decision_deadline = now + dt.timedelta(seconds=version.decision_timeout)
+        rnd.total_return = tie_back
+    else:
+        war_round = play_war(shoe, None)
+        back = settle_war(war_round, bet.ante, bet.tie_bet, decimal_pays(version.pays))
+        postings += [
+            Posting(LedgerEntry.Kind.PAYOUT, back["ante"], "war ante pays"),
+            Posting(LedgerEntry.Kind.PAYOUT, back["tie_bet"], "war tie bonus pays"),
+        ]
+        returns = {"ante": back["ante"]}
+        if bet.tie_bet:
+            returns["tie_bet"] = back["tie_bet"]
+        rnd.total_return = sum(returns.values())
+        rnd.status = Round.Status.SETTLED
+        rnd.outcome = _outcome(rnd.total_bet, rnd.total_return)
+        rnd.winner = war_round.result
+        rnd.detail["result"] = war_round.result
+        rnd.settled_at = now
+
+    balance_after = post(wallet_id=wallet.pk, postings=postings, round=rnd)
+    rnd.returns = returns
+    if rnd.status == Round.Status.SETTLED:
+        rnd.balance_after = balance_after
+    else:
+        # What the player holds while the decision waits (the tie bet is paid).
+        rnd.detail["balance_at_tie"] = balance_after
+    rnd.save(
+        update_fields=[
+            "returns",
+            "total_return",
+            "status",
+            "outcome",
+            "winner",
+            "detail",
+            "settled_at",
+            "balance_after",
+            "decision_deadline",
+        ]
+    )
+    if tied:
+        _notify(user.pk, table.slug)
+    return rnd
+
+
+@transaction.atomic
+def decide(
+    *,
+    user: AbstractBaseUser,
+    round_id: int,
+    decision: str,
+    now: dt.datetime | None = None,
+) -> Round:
+    """Settle the player's waiting tie: go to WAR (a raise equal to the ante)
+    or SURRENDER (half the ante back, floored).
+
+    Settled under the round's own version, whatever the table's paytable is
+    now. A round that is already settled is refused and nothing moves.
+    """
+    if decision not in DECISIONS:
+        raise BetRefused(_("Choose WAR or SURRENDER."))
+    now = now or timezone.now()
+    wallet = rounds.lock_wallet(user)
+    rnd = (
+        Round.objects.select_for_update()
+        .select_related("version", "table")
+        .filter(pk=round_id, player=user, game=Game.WAR)
+        .first()
+    )
+    if rnd is None:
+        raise GameError(_("There is no such round."), code="missing")
+    if rnd.status != Round.Status.OPEN:
+        raise GameError(_("This round is already settled."), code="settled")
+    if timed_out(rnd, now=now):
+        raise GameError(
+            _(
+                "Time ran out for this decision. Return to the table to resume the round "
+                "with the same cards."
+            ),
+            code="timeout",
+        )
+
+    ante = int(rnd.bets["ante"])
+    tie_bet = int(rnd.bets.get("tie_bet", 0))
+    if decision == "war" and wallet.balance < ante:
+        raise InsufficientChips(
+            _(
+                "Not enough chips to go to war: the raise is %(raise)s and you have "
+                "%(balance)s. You can still surrender."
+            )
+            % {"raise": _chips(ante), "balance": _chips(wallet.balance)},
+            code="raise_short",
+        )
+
+    version = rnd.version
+    shoe = derive_shoe(rnd.server_seed, rnd.client_seed, rnd.nonce, version.decks)
+    if [str(c) for c in shoe[:2]] != rnd.cards[:2]:
+        # The stored cards are the shuffle's; a mismatch means the round was
+        # tampered with or the shuffle changed: never settle on it.
+        raise GameError(_("This round cannot be settled. Please contact support."), code="shoe")
+    war_round = play_war(shoe, decision)
+    back = settle_war(war_round, ante, tie_bet, decimal_pays(version.pays))
+
+    postings: list[Posting] = []
+    bets = dict(rnd.bets)
+    if decision == "war":
+        bets["raise"] = ante
+        postings.append(Posting(LedgerEntry.Kind.BET, -ante, "war raise"))
+    postings.append(Posting(LedgerEntry.Kind.PAYOUT, back["ante"], "war ante pays"))
+    if decision == "war":
+        postings.append(Posting(LedgerEntry.Kind.PAYOUT, back["raise"], "war raise pays"))
+    # The tie bet was paid at DEAL; it is only recorded here.
+    balance_after = post(wallet_id=wallet.pk, postings=postings, round=rnd)
+
+    returns = {"ante": back["ante"]}
+    if decision == "war":
+        returns["raise"] = back["raise"]
+        rnd.cards = [str(c) for c in shoe[:WAR_CARD_COUNT]]
+    if tie_bet:
+        returns["tie_bet"] = int(rnd.returns.get("tie_bet", back["tie_bet"]))
+    rnd.bets = bets
+    rnd.returns = returns
+    rnd.total_bet = sum(bets.values())
+    rnd.total_return = sum(returns.values())
+    rnd.balance_after = balance_after
+    rnd.outcome = _outcome(rnd.total_bet, rnd.total_return)
+    rnd.winner = war_round.result
+    rnd.detail = {**rnd.detail, "decision": decision, "result": war_round.result}
+    rnd.status = Round.Status.SETTLED
+    rnd.settled_at = now
+    rnd.decision_deadline = None
+    rnd.save(
+        update_fields=[
+            "cards",
+            "bets",
+            "returns",
+            "total_bet",
+            "total_return",
+            "balance_after",
+            "outcome",
+            "winner",
+            "detail",
+            "status",
+            "settled_at",
+            "decision_deadline",
+        ]
+    )
+    _notify(user.pk, rnd.table.slug)
+    return rnd
+
+
+@transaction.atomic
+def resume(*, user: AbstractBaseUser, table: Table, now: dt.datetime | None = None) -> Round | None:
+    """The player is back at the table: their waiting round, if any, with a
+    fresh countdown (the same cards; nothing is dealt again)."""
+    rnd = open_round(user=user, table=table)
+    if rnd is None:
+        return None
+    now = now or timezone.now()
+    rnd.decision_deadline = now + dt.timedelta(seconds=rnd.version.decision_timeout)
+    rnd.save(update_fields=["decision_deadline"])
+    _notify(user.pk, table.slug)
+    return rnd
+
+
+def decision_deadline(*, user_id: int, table_slug: str) -> dt.datetime | None:
+    """The deadline of the player's waiting round at this table (for the consumer)."""
+    return (
+        Round.objects.filter(
+            player_id=user_id,
+            table__slug=table_slug,
+            game=Game.WAR,
+            status=Round.Status.OPEN,
+        )
+        .order_by("-id")
+        .values_list("decision_deadline", flat=True)
+        .first()
+    )

@@ -1,0 +1,342 @@
+"""The operator's numbers: exact RTP and house edge of a paytable (shown live
+while it is edited) and per-table takings with their theoretical hold.
+
+Reads only. The odds come from the pure core (``games.baccarat.odds``,
+``games.war.odds``); they are exact ``Fraction``s and are turned into
+percentages only for display.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from fractions import Fraction
+from functools import lru_cache
+
+from django.db.models import BigIntegerField, Count, Q, Sum
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.models import Round, Table, TableVersion
+from games.services.tables import BACCARAT_AREAS, CLASSIC_PAYS, SOCIAL_PAYS, WAR_PAYS
+
+# The multipliers an operator edits, per game, in the order they are shown.
+PAY_KEYS: dict[str, tuple[str, ...]] = {
+    "baccarat": BACCARAT_AREAS,
+    "war": ("ante", "raise", "tie_bet", "war_tie_bonus"),
+}
+# The areas a player stakes on, each with its own MIN and MAX.
+LIMIT_AREAS: dict[str, tuple[str, ...]] = {
+    "baccarat": BACCARAT_AREAS,
+    "war": ("ante", "tie_bet"),
+}
+# "Start from preset": the paytables of the SPEC presets, per game.
+PAY_PRESETS: dict[str, dict[str, dict[str, str]]] = {
+    "baccarat": {"social": SOCIAL_PAYS, "classic": CLASSIC_PAYS},
+    "war": {"war": WAR_PAYS},
+}
+# The war "tie in war bonus" is an extra multiple of the ante, so 0 is a
+# normal value there; every other multiplier returns the stake included.
+EXTRA_PAY_KEYS = frozenset({"war_tie_bonus"})
+
+_CENT = Decimal("0.01")
+
+
+def percent(value: Fraction | None) -> str:
+    """An exact fraction as a percentage with two decimals, rounded half up: "98.94%"."""
+    if value is None:
+        return ""
+    exact = Decimal(value.numerator) * 100 / Decimal(value.denominator)
+    return f"{exact.quantize(_CENT, rounding=ROUND_HALF_UP)}%"
+
+
+@dataclass(frozen=True)
+class PayFigure:
+    """What one multiplier does to the house, for the table's deck count.
+
+    Baccarat areas have an RTP (return per unit staked, stake included) and
+    its house edge. War multipliers all feed the ante's edge, quoted per ante
+    for a player who always goes to war (and, beside the ante, one who always
+    surrenders); the tie bonus bet has its own RTP.
+    """
+
+    key: str
+    multiplier: Decimal | None
+    rtp: Fraction | None = None
+    edge: Fraction | None = None
+    surrender_edge: Fraction | None = None
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def rtp_percent(self) -> str:
+        return percent(self.rtp)
+
+    @property
+    def edge_percent(self) -> str:
+        return percent(self.edge)
+
+    @property
+    def surrender_edge_percent(self) -> str:
+        return percent(self.surrender_edge)
+
+    @property
+    def warn(self) -> bool:
+        return bool(self.warnings)
+
+
+def parse_multiplier(raw: object) -> Decimal | None:
+    """A typed multiplier, or None when it is blank, not a number or negative."""
+    if raw is None:
+        return None
+    try:
+        value = Decimal(str(raw).strip())
+    except (InvalidOperation, ValueError):
+        return None
+    if not value.is_finite() or value < 0:
+        return None
+    return value
+
+
+@lru_cache(maxsize=64)
+def _baccarat_rtp(pays: tuple[tuple[str, Decimal], ...], decks: int) -> dict[str, Fraction]:
+    # exact_odds is fast (~10 ms) but the live view runs on every keystroke
+    # pause and the dashboard once per version: remember recent answers.
+    from games.baccarat.odds import rtp
+
+    return rtp(dict(pays), decks)
+
+
+@lru_cache(maxsize=64)
+def _war_edge(pays: tuple[tuple[str, Decimal], ...], decks: int) -> dict[str, Fraction]:
+    from games.war.odds import exact_edge
+
+    return exact_edge(decks, dict(pays))
+
+
+def _stake_warning(key: str, multiplier: Decimal | None) -> list[str]:
+    if multiplier is None or key in EXTRA_PAY_KEYS or multiplier >= 1:
+        return []
+    return [
+        _("x%(multiplier)s returns less than the stake: a winning bet would lose chips.")
+        % {"multiplier": multiplier}
+    ]
+
+
+def _over_warning() -> str:
+    return _("RTP at or over %(limit)s: the house loses on this bet in the long run.") % {
+        "limit": "100%"
+    }
+
+
+def pay_figures(*, game: str, pays: Mapping[str, object], decks: int) -> list[PayFigure]:
+    """The live figures for every multiplier of ``game``'s paytable.
+
+    ``pays`` may hold anything typed into the form; a blank or malformed
+    multiplier gets a figure without numbers (and, in War, so do the
+    multipliers whose edge depends on it).
+    """
+    keys = PAY_KEYS[game]
+    parsed = {key: parse_multiplier(pays.get(key)) for key in keys}
+    figures: list[PayFigure] = []
+    if game == "baccarat":
+        known = tuple((k, v) for k, v in parsed.items() if v is not None)
+        rtps = _baccarat_rtp(known, decks)
+        for key in keys:
+            m = parsed[key]
+            if m is None:
+                figures.append(PayFigure(key, None, warnings=(_("Enter a multiplier."),)))
+                continue
+            value = rtps[key]
+            warnings = _stake_warning(key, m)
+            if value >= 1:
+                warnings.append(_over_warning())
+            figures.append(PayFigure(key, m, rtp=value, edge=1 - value, warnings=tuple(warnings)))
+        return figures
+    # War: the ante's edge depends on ante, raise and the war tie bonus together.
+    if any(v is None for v in parsed.values()):
+        for key in keys:
+            warnings = () if parsed[key] is not None else (_("Enter a multiplier."),)
+            figures.append(PayFigure(key, parsed[key], warnings=warnings))
+        return figures
+    edges = _war_edge(tuple(parsed.items()), decks)
+    for key in keys:
+        m = parsed[key]
+        warnings = _stake_warning(key, m)
+        if key == "tie_bet":
+            edge = edges["tie_bet"]
+            if edge <= 0:
+                warnings.append(_over_warning())
+            figures.append(PayFigure(key, m, rtp=1 - edge, edge=edge, warnings=tuple(warnings)))
+            continue
+        if edges["war"] <= 0 or (key == "ante" and edges["surrender"] <= 0):
+            warnings.append(_over_warning())
+        figures.append(
+            PayFigure(
+                key,
+                m,
+                edge=edges["war"],
+                surrender_edge=edges["surrender"] if key == "ante" else None,
+                warnings=tuple(warnings),
+            )
+        )
+    return figures
+
+
+def expected_loss(*, version: TableVersion, stakes: Mapping[str, int]) -> Fraction:
+    """Chips (units) the house expects to keep from ``stakes`` under ``version``.
+
+    Baccarat: each area's stake x (1 - RTP of that area). War: the ante at the
+    edge of always going to war, the tie bonus bet at its own edge.
+    """
+    game = version.table.game
+    pays = tuple(
+        (k, v)
+        for k, v in ((k, parse_multiplier(v)) for k, v in version.pays.items())
+        if v is not None
+    )
+    loss = Fraction(0)
+    if game == "baccarat":
+        rtps = _baccarat_rtp(pays, version.decks)
+        for area, stake in stakes.items():
+            if stake and area in rtps:
+                loss += stake * (1 - rtps[area])
+        return loss
+    edges = _war_edge(pays, version.decks)
+    loss += (stakes.get("ante") or 0) * edges["war"]
+    loss += (stakes.get("tie_bet") or 0) * edges["tie_bet"]
+    return loss
+
+
+@dataclass(frozen=True)
+class TableTakings:
+    """One table's rounds over a period: amounts in units."""
+
+    table: Table
+    rounds: int = 0
+    bet: int = 0
+    returned: int = 0
+    players: int = 0
+    theoretical_loss: Fraction = Fraction(0)
+
+    @property
+    def actual_hold(self) -> Fraction | None:
+        return 1 - Fraction(self.returned, self.bet) if self.bet else None
+
+    @property
+    def theoretical_hold(self) -> Fraction | None:
+        return self.theoretical_loss / self.bet if self.bet else None
+
+    @property
+    def actual_hold_percent(self) -> str:
+        return percent(self.actual_hold)
+
+    @property
+    def theoretical_hold_percent(self) -> str:
+        return percent(self.theoretical_hold)
+
+    @property
+    def net(self) -> int:
+        return self.bet - self.returned
+
+
+def takings(*, since: dt.datetime, until: dt.datetime | None = None) -> list[TableTakings]:
+    """Every table's settled rounds started in [since, until): counts, sums,
+    actual hold, theoretical hold and distinct players.
+
+    Sums run in the database (per table, and per version for the stakes by
+    area, reading the bets JSON), so a busy week is a handful of grouped
+    queries, not a loop over rounds.
+    """
+    period = Q(created_at__gte=since)
+    if until is not None:
+        period &= Q(created_at__lt=until)
+    rounds = Round.objects.filter(period)
+    settled = rounds.filter(status=Round.Status.SETTLED)
+    money = {
+        row["table_id"]: row
+        for row in settled.values("table_id").annotate(
+            n=Count("id"), bet=Sum("total_bet"), ret=Sum("total_return")
+        )
+    }
+    players = dict(
+        rounds.exclude(status=Round.Status.VOID)
+        .values("table_id")
+        .annotate(p=Count("player_id", distinct=True))
+        .values_list("table_id", "p")
+    )
+    areas = sorted({a for keys in LIMIT_AREAS.values() for a in keys})
+    stake_sums = {area: Sum(Cast(KT(f"bets__{area}"), BigIntegerField())) for area in areas}
+    by_version = settled.values("table_id", "version_id").annotate(**stake_sums)
+    versions = TableVersion.objects.select_related("table").in_bulk(
+        {row["version_id"] for row in by_version}
+    )
+    loss: dict[int, Fraction] = {}
+    for row in by_version:
+        stakes = {area: row[area] or 0 for area in areas}
+        version = versions[row["version_id"]]
+        loss[row["table_id"]] = loss.get(row["table_id"], Fraction(0)) + expected_loss(
+            version=version, stakes=stakes
+        )
+    out = []
+    for table in Table.objects.order_by("position", "id"):
+        row = money.get(table.pk)
+        out.append(
+            TableTakings(
+                table=table,
+                rounds=row["n"] if row else 0,
+                bet=(row["bet"] or 0) if row else 0,
+                returned=(row["ret"] or 0) if row else 0,
+                players=players.get(table.pk, 0),
+                theoretical_loss=loss.get(table.pk, Fraction(0)),
+            )
+        )
+    return out
+
+
+def dashboard_periods(*, now: dt.datetime | None = None) -> list[tuple[str, list[TableTakings]]]:
+    """Today (since midnight in the site's time zone) and the last 7 days
+    (today and the six days before it)."""
+    now = now or timezone.now()
+    midnight = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    return [
+        (_("Today"), takings(since=midnight)),
+        (_("Last 7 days"), takings(since=midnight - dt.timedelta(days=6))),
+    ]
+
+
+@dataclass(frozen=True)
+class LivePaytable:
+    """The live RTP panel's content for what is typed in the table form."""
+
+    game: str
+    decks: int | None
+    figures: list[PayFigure]
+    error: str = ""
+
+    @property
+    def warnings(self) -> list[tuple[str, str]]:
+        return [(f.key, w) for f in self.figures for w in f.warnings]
+
+    @property
+    def war_edges(self) -> PayFigure | None:
+        """The ante's figure in War (edges going to war and surrendering)."""
+        if self.game != "war":
+            return None
+        return next((f for f in self.figures if f.key == "ante" and f.edge is not None), None)
+
+
+def live_paytable(*, game: str, decks: object, pays: Mapping[str, object]) -> LivePaytable:
+    """Figures for a paytable as typed: ``decks`` and ``pays`` are raw form
+    values; nothing here raises on bad input, it explains it instead."""
+    try:
+        deck_count = int(str(decks).strip())
+    except (TypeError, ValueError):
+        deck_count = 0
+    if not 1 <= deck_count <= 8:
+        figures = [PayFigure(key, parse_multiplier(pays.get(key))) for key in PAY_KEYS[game]]
+        return LivePaytable(game, None, figures, _("Decks must be a whole number from 1 to 8."))
+    return LivePaytable(game, deck_count, pay_figures(game=game, pays=pays, decks=deck_count))

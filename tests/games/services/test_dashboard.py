@@ -1,0 +1,139 @@
+"""The operator's numbers: live paytable figures and per-table takings."""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+
+import pytest
+from django.utils import timezone
+
+from games.baccarat.odds import rtp
+from games.models import Round, Table
+from games.services.dashboard import (
+    dashboard_periods,
+    expected_loss,
+    live_paytable,
+    pay_figures,
+    percent,
+    takings,
+)
+from games.services.tables import CLASSIC_PAYS, WAR_PAYS, decimal_pays, save_table, table_snapshot
+from games.war.odds import exact_edge
+
+
+def by_key(figures):
+    return {f.key: f for f in figures}
+
+
+def test_it_gives_the_classic_figures_exactly():
+    figures = by_key(pay_figures(game="baccarat", pays=CLASSIC_PAYS, decks=8))
+    exact = rtp(decimal_pays(CLASSIC_PAYS), 8)
+    assert figures["banker"].rtp == exact["banker"]
+    assert figures["banker"].edge == 1 - exact["banker"]
+    assert [figures[k].rtp_percent for k in ("banker", "player", "tie")] == [
+        "98.94%",
+        "98.76%",
+        "85.64%",
+    ]
+    assert not any(f.warnings for f in figures.values())
+
+
+def test_it_gives_the_war_edges_per_ante():
+    figures = by_key(pay_figures(game="war", pays=WAR_PAYS, decks=6))
+    edges = exact_edge(6, decimal_pays(WAR_PAYS))
+    assert figures["ante"].edge == edges["war"]
+    assert figures["ante"].edge_percent == "2.88%"
+    assert figures["ante"].surrender_edge == edges["surrender"]
+    assert figures["raise"].edge == edges["war"]
+    assert figures["tie_bet"].rtp == 1 - edges["tie_bet"]
+
+
+def test_it_warns_on_a_house_losing_paytable():
+    figures = by_key(pay_figures(game="war", pays={**WAR_PAYS, "raise": "4"}, decks=6))
+    assert figures["raise"].warnings and figures["ante"].warnings
+    assert not figures["tie_bet"].warnings
+
+
+def test_it_rounds_percentages_half_up():
+    assert percent(Fraction(98765, 100000)) == "98.77%"
+    assert percent(Fraction(1, 8)) == "12.50%"
+    assert percent(None) == ""
+
+
+def test_it_explains_an_impossible_deck_count():
+    live = live_paytable(game="baccarat", decks="0", pays=CLASSIC_PAYS)
+    assert live.error and live.decks is None
+    assert all(f.rtp is None for f in live.figures)
+
+
+def test_expected_loss_weights_each_area_by_its_stake(db):
+    classic = Table.objects.get(slug="baccarat-classic")
+    exact = rtp(decimal_pays(CLASSIC_PAYS), 8)
+    loss = expected_loss(version=classic.current_version, stakes={"banker": 1000, "tie": 100})
+    assert loss == 1000 * (1 - exact["banker"]) + 100 * (1 - exact["tie"])
+    war = Table.objects.get(slug="casino-war")
+    edges = exact_edge(6, decimal_pays(WAR_PAYS))
+    assert expected_loss(version=war.current_version, stakes={"ante": 500, "tie_bet": 100}) == (
+        500 * edges["war"] + 100 * edges["tie_bet"]
+    )
+
+
+def play(user, table, bets, key):
+    baccarat = pytest.importorskip("games.services.baccarat")
+    return baccarat.place_bet(user=user, table=table, bets=bets, slip_key=key)
+
+
+def test_it_sums_today_and_the_week_per_table(make_player):
+    classic = Table.objects.get(slug="baccarat-classic")
+    alice, bob = make_player(chips=1_000), make_player(chips=1_000)
+    today = [play(alice, classic, {"banker": 1_000}, f"a{i}") for i in range(2)]
+    earlier = play(bob, classic, {"player": 2_000}, "b0")
+    old = play(bob, classic, {"player": 2_000}, "b1")
+    now = timezone.now()
+    Round.objects.filter(pk=earlier.pk).update(created_at=now - dt.timedelta(days=3))
+    Round.objects.filter(pk=old.pk).update(created_at=now - dt.timedelta(days=8))
+
+    (_, day), (_, week) = dashboard_periods(now=now)
+    day_row = next(r for r in day if r.table == classic)
+    week_row = next(r for r in week if r.table == classic)
+    assert (day_row.rounds, day_row.bet, day_row.players) == (2, 2_000, 1)
+    assert day_row.returned == sum(r.total_return for r in today)
+    assert (week_row.rounds, week_row.bet, week_row.players) == (3, 4_000, 2)
+    assert week_row.actual_hold == 1 - Fraction(week_row.returned, 4_000)
+    exact = rtp(decimal_pays(CLASSIC_PAYS), 8)
+    assert (
+        week_row.theoretical_hold
+        == (2_000 * (1 - exact["banker"]) + 2_000 * (1 - exact["player"])) / 4_000
+    )
+    social = next(r for r in week if r.table.slug == "baccarat-social")
+    assert (social.rounds, social.actual_hold, social.theoretical_hold) == (0, None, None)
+
+
+def test_it_weights_each_round_by_the_version_it_was_played_under(make_player):
+    classic = Table.objects.get(slug="baccarat-classic")
+    player = make_player(chips=1_000)
+    play(player, classic, {"tie": 1_000}, "v1")
+    before = table_snapshot(classic)
+    classic.pays = {**classic.pays, "tie": "8"}
+    save_table(table=classic, actor=None, before=before)
+    play(player, classic, {"tie": 1_000}, "v2")
+    row = next(
+        r for r in takings(since=timezone.now() - dt.timedelta(hours=1)) if r.table == classic
+    )
+    nine = rtp(decimal_pays(CLASSIC_PAYS), 8)["tie"]
+    eight = rtp(decimal_pays({**CLASSIC_PAYS, "tie": "8"}), 8)["tie"]
+    assert row.theoretical_loss == 1_000 * (1 - nine) + 1_000 * (1 - eight)
+
+
+def test_it_leaves_void_rounds_out_and_counts_open_rounds_players(make_player):
+    classic = Table.objects.get(slug="baccarat-classic")
+    player = make_player(chips=1_000)
+    rnd = play(player, classic, {"banker": 1_000}, "void")
+    Round.objects.filter(pk=rnd.pk).update(status=Round.Status.VOID)
+    rnd2 = play(player, classic, {"banker": 1_000}, "open")
+    Round.objects.filter(pk=rnd2.pk).update(status=Round.Status.OPEN)
+    row = next(
+        r for r in takings(since=timezone.now() - dt.timedelta(hours=1)) if r.table == classic
+    )
+    assert (row.rounds, row.bet, row.players) == (0, 0, 1)

@@ -1,10 +1,232 @@
+"""The Baccarat table's websocket: shows a settled round card by card.
+
+The round was decided and paid when BET was pressed; this consumer holds no
+game logic. On a ``round.reveal`` event (sent after the BET transaction
+commits, to the player's own group) it reads the stored round, turns it into
+a list of *reveal steps* and sends each step's htmx fragments (swapped by id
+by the htmx ws extension), pausing between steps.
+
+A step's ``pause`` says what happens after it is sent:
+
+* ``Pause.CARD``: wait one card's delay (``CASINO_REVEAL_DELAY``, or
+  ``CASINO_REVEAL_FAST_DELAY`` while fast-forward is on; changing the speed
+  mid-wait takes effect at once);
+* ``Pause.NONE``: go straight on;
+* ``Pause.CLIENT``: wait until the browser sends ``{"action": "continue"}``
+  (for steps the player drives, such as peeling a card in the squeeze).
+
+Each socket has its own speed: it starts from the player's fast play
+setting, ``{"action": "speed", "fast": true}`` turns fast-forward on and
+``"fast": false`` (the ">" button) turns it off.
+"""
+
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+
+from games.models import Game, Profile, Round, Table
+from games.services.baccarat import reveal_group
+from games.views import baccarat as views
+
+logger = logging.getLogger(__name__)
+
+PAIR_AREAS = frozenset({"player_pair", "banker_pair"})
+
+
+class Pause(Enum):
+    NONE = "none"
+    CARD = "card"
+    CLIENT = "client"
+
+
+@dataclass(frozen=True)
+class RevealStep:
+    name: str  # "deal" | "card" | "skip" | "result" (later: "peel")
+    html: str  # fragments with ids; the ws extension swaps each by id
+    pause: Pause = Pause.CARD
+
+
+def reveal_steps(rnd: Round, *, table: Table) -> list[RevealStep]:
+    """The reveal of a settled round, in order.
+
+    deal (cards face down, balance after the stakes) -> one step per card in
+    deal order (P1, B1, P2, B2, then third cards), each with its side's new
+    score -> result (banner, PAYOUT, balance, roads, history). With only
+    PAIR bets the cards after the first four are shown at once (seed 000).
+    """
+    order = views.deal_order(rnd)
+    steps = [RevealStep("deal", views.render_fragment("step_deal", views.deal_context(rnd)))]
+    pair_only = bool(rnd.bets) and set(rnd.bets) <= PAIR_AREAS
+    for i, card in enumerate(order):
+        if pair_only and i == 4:
+            steps.append(_open_cards(rnd, order[4:], shown=len(order), name="skip"))
+            break
+        steps.append(_open_cards(rnd, [card], shown=i + 1, name="card"))
+    context = views.result_context(rnd, user=rnd.player, table=table)
+    steps.append(RevealStep("result", views.render_fragment("step_result", context), Pause.NONE))
+    return steps
+
+
+def _open_cards(rnd: Round, cards: list[tuple[str, str]], *, shown: int, name: str) -> RevealStep:
+    """Open ``cards`` and update the score of each side that got one."""
+    context = views.cards_context(rnd, cards, shown=shown)
+    return RevealStep(name, views.render_fragment("step_cards", context), Pause.CARD)
+
+
+def scope_language(scope: dict[str, Any]) -> str:
+    """The language the page was rendered in: the language cookie, then
+    Accept-Language, then the site default (as LocaleMiddleware decides)."""
+    from django.utils.translation import trans_real
+
+    candidates = []
+    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    if cookie:
+        candidates.append(cookie)
+    headers = dict(scope.get("headers") or [])
+    accept = headers.get(b"accept-language", b"").decode("latin-1")
+    candidates += [code for code, _q in trans_real.parse_accept_lang_header(accept) if code != "*"]
+    for code in candidates:
+        try:
+            return trans_real.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).lower() in ("1", "true", "on", "yes")
 
 
 class BaccaratConsumer(AsyncWebsocketConsumer):
-    """Placeholder until the table lands: refuses every socket."""
+    """One browser tab at one Baccarat table."""
 
     async def connect(self) -> None:
-        await self.close()
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close()
+            return
+        self.user = user
+        self.slug = self.scope["url_route"]["kwargs"]["slug"]
+        fast = await self._fast_play()
+        if fast is None:  # no such table, or no profile
+            await self.close()
+            return
+        self.fast = fast
+        self.language = scope_language(self.scope)
+        self.group = reveal_group(user.pk)
+        self.rounds: asyncio.Queue[int] = asyncio.Queue()
+        self.worker: asyncio.Task[None] | None = None
+        self.speed_event = asyncio.Event()
+        self.client_event = asyncio.Event()
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        worker = getattr(self, "worker", None)
+        if worker is not None:
+            worker.cancel()
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            message = json.loads(text_data or "{}")
+        except ValueError:
+            return
+        if not isinstance(message, dict):
+            return
+        action = message.get("action")
+        if action == "speed":
+            await self._set_speed(_truthy(message.get("fast")))
+        elif action == "continue":
+            self.client_event.set()
+
+    # --- events from the group -------------------------------------------
+
+    async def round_reveal(self, event: dict[str, Any]) -> None:
+        if event.get("table") != self.slug:
+            return  # a round at another table of the same player
+        await self.rounds.put(int(event["round_id"]))
+        if self.worker is None or self.worker.done():
+            self.worker = asyncio.create_task(self._reveal_rounds())
+
+    async def speed_changed(self, event: dict[str, Any]) -> None:
+        """The player changed the fast play setting (in any tab)."""
+        await self._set_speed(bool(event.get("fast")))
+
+    # --- the reveal --------------------------------------------------------
+
+    async def _reveal_rounds(self) -> None:
+        """Show queued rounds one after another (a second tab may BET meanwhile)."""
+        while not self.rounds.empty():
+            round_id = await self.rounds.get()
+            try:
+                steps = await self._steps(round_id)
+            except Exception:
+                logger.exception("could not render the reveal of round %s", round_id)
+                continue
+            for step in steps:
+                await self.send(text_data=step.html)
+                await self._pause(step.pause)
+
+    async def _pause(self, pause: Pause) -> None:
+        if pause is Pause.NONE:
+            return
+        if pause is Pause.CLIENT:
+            self.client_event.clear()
+            await self.client_event.wait()
+            return
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        while True:
+            delay = settings.CASINO_REVEAL_FAST_DELAY if self.fast else settings.CASINO_REVEAL_DELAY
+            remaining = started + delay - loop.time()
+            if remaining <= 0:
+                return
+            self.speed_event.clear()
+            try:
+                await asyncio.wait_for(self.speed_event.wait(), remaining)
+            except TimeoutError:
+                return
+
+    async def _set_speed(self, fast: bool) -> None:
+        self.fast = fast
+        self.speed_event.set()
+        html = await database_sync_to_async(self._render)("speed", {"fast": fast})
+        await self.send(text_data=html)
+
+    # --- database and templates (in a worker thread) -----------------------
+
+    def _render(self, name: str, context: dict[str, Any]) -> str:
+        with translation.override(self.language):
+            return views.render_fragment(name, context)
+
+    @database_sync_to_async
+    def _fast_play(self) -> bool | None:
+        if not Table.objects.filter(slug=self.slug, game=Game.BACCARAT).exists():
+            return None
+        return Profile.objects.filter(user=self.user).values_list("fast_play", flat=True).first()
+
+    @database_sync_to_async
+    def _steps(self, round_id: int) -> list[RevealStep]:
+        rnd = (
+            Round.objects.select_related("player", "table")
+            .filter(pk=round_id, player=self.user, game=Game.BACCARAT)
+            .first()
+        )
+        if rnd is None:
+            return []
+        with translation.override(self.language):
+            return reveal_steps(rnd, table=rnd.table)

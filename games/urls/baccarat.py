@@ -2,8 +2,15 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games.views import placeholder
+from games.views import baccarat
 
+# "settings/" comes first: it would otherwise read as a table slug.
 urlpatterns = [
-    path("<slug:slug>/", placeholder.not_open, name="baccarat_table"),
+    path("settings/", baccarat.settings_view, name="baccarat_settings"),
+    path("<slug:slug>/", baccarat.table, name="baccarat_table"),
+    path("<slug:slug>/slip/", baccarat.slip, name="baccarat_slip"),
+    path("<slug:slug>/bet/", baccarat.bet, name="baccarat_bet"),
+    path("<slug:slug>/roads/", baccarat.roads, name="baccarat_roads"),
+    path("<slug:slug>/rules/", baccarat.rules, name="baccarat_rules"),
+    path("<slug:slug>/client-seed/", baccarat.client_seed, name="baccarat_client_seed"),
 ]

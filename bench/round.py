@@ -1,0 +1,276 @@
+"""Server time of one Baccarat round, against a floor, and the cost of the
+table page as a player's history grows. The last line printed is one JSON object.
+
+Run from the repository root: ``.venv/bin/python bench/round.py``.
+It sets up its own throwaway SQLite database (WAL, as in production).
+
+* ``round_ms``: median over 500 rounds of the BET request (session, auth,
+  validation, shuffle, settle, ledger, the stored round, the reveal event on
+  commit, the slip's response) plus rendering every reveal fragment the
+  websocket would push for that round (as the consumer does).
+* ``floor_ms``: the same harness on a baseline view that does one atomic
+  wallet update and renders a tiny template.
+* ``ratio``: round_ms / floor_ms (target <= 3).
+* ``roads_ratio``: median render time of the table page for a player with
+  100,000 stored rounds at the table over one with 100 (target <= 1.5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TMP = Path(tempfile.mkdtemp(prefix="bench-round-"))
+os.environ["CASINO_SQLITE_PATH"] = str(TMP / "bench.sqlite3")
+os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings"
+os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,127.0.0.1,localhost"
+os.environ.setdefault("DJANGO_LOG_LEVEL", "ERROR")
+
+import django  # noqa: E402
+
+django.setup()
+
+from asgiref.sync import sync_to_async  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.contrib.auth.decorators import login_required  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import transaction  # noqa: E402
+from django.db.models import F  # noqa: E402
+from django.http import HttpRequest, HttpResponse  # noqa: E402
+from django.template import engines  # noqa: E402
+from django.test import AsyncClient, Client  # noqa: E402
+from django.urls import include, path  # noqa: E402
+from django.utils import timezone, translation  # noqa: E402
+from django.views.decorators.http import require_POST  # noqa: E402
+
+ROUNDS = 500
+WARMUP = 30
+PAGE_RENDERS = 60
+BIG_HISTORY = 100_000
+SMALL_HISTORY = 100
+SLUG = "baccarat-classic"
+
+_TINY = engines["django"].from_string('<span id="header-balance">{{ balance }}</span>')
+
+
+@login_required
+@require_POST
+def floor(request: HttpRequest) -> HttpResponse:
+    """The baseline: one atomic wallet update and a tiny template."""
+    from games.models import Wallet
+
+    with transaction.atomic():
+        Wallet.objects.filter(user=request.user).update(balance=F("balance"))
+    balance = Wallet.objects.values_list("balance", flat=True).get(user=request.user)
+    return HttpResponse(_TINY.render({"balance": balance}, request))
+
+
+urlpatterns = [
+    path("bench/floor/", floor),
+    path("", include("casino.urls")),
+]
+
+
+def median_ms(samples: list[float]) -> float:
+    return round(statistics.median(samples) * 1000, 3)
+
+
+def player(username: str):
+    from games.services.wallet import open_account
+
+    user = get_user_model().objects.create_user(username, password="bench-Secret-123")
+    open_account(user=user)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(user)
+    return user, client
+
+
+def bench_rounds() -> tuple[float, float]:
+    """BET and the floor through the ASGI handler (as daphne serves them):
+    sync views run in a worker thread, and the reveal event's group_send hops
+    back to the event loop as it does in production."""
+    return asyncio.run(_bench_rounds())
+
+
+async def _bench_rounds() -> tuple[float, float]:
+    from channels.db import database_sync_to_async
+
+    from games.consumers.baccarat import reveal_steps
+    from games.models import Round, Table
+
+    user, sync_client = await sync_to_async(player)("bench-rounds")
+    client = AsyncClient(headers={"Accept-Language": "en"})
+    client.cookies = sync_client.cookies  # the same logged-in session
+    table_pk = await sync_to_async(lambda: Table.objects.get(slug=SLUG).pk)()
+    slip_url = f"/baccarat/{SLUG}/slip/"
+    bet_url = f"/baccarat/{SLUG}/bet/"
+    htmx = {"headers": {"HX-Request": "true"}}
+    await client.get(f"/baccarat/{SLUG}/")  # the page makes the slip
+
+    @database_sync_to_async
+    def slip_key() -> str:
+        from django.contrib.sessions.backends.db import SessionStore
+
+        return SessionStore(client.cookies["sessionid"].value)[f"baccarat:{table_pk}"]["key"]
+
+    @database_sync_to_async
+    def reveal(key: str) -> int:
+        # What the consumer does with the reveal event.
+        rnd = Round.objects.select_related("player", "table").get(player=user, slip_key=key)
+        with translation.override("en"):
+            return len(reveal_steps(rnd, table=rnd.table))
+
+    async def one_round() -> float:
+        # Chips go down (not timed: that is the slip, not the round).
+        await client.post(slip_url, {"action": "add", "area": "banker", "chip": "10"}, **htmx)
+        key = await slip_key()
+        started = time.perf_counter()
+        response = await client.post(bet_url, {"slip_key": key}, **htmx)
+        steps = await reveal(key)
+        elapsed = time.perf_counter() - started
+        assert response.status_code == 200 and steps >= 6, response.content[:500]
+        return elapsed
+
+    async def one_floor() -> float:
+        started = time.perf_counter()
+        response = await client.post("/bench/floor/", **htmx)
+        elapsed = time.perf_counter() - started
+        assert response.status_code == 200
+        return elapsed
+
+    for _ in range(WARMUP):
+        await one_round()
+        await one_floor()
+    rounds, floors = [], []
+    for _ in range(ROUNDS):  # interleaved, so both see the same database and load
+        rounds.append(await one_round())
+        floors.append(await one_floor())
+    count = await sync_to_async(Round.objects.filter(player=user).count)()
+    assert count == ROUNDS + WARMUP, count
+    return median_ms(rounds), median_ms(floors)
+
+
+def store_history(user, count: int) -> None:
+    """``count`` settled rounds at the table, dealt by the pure core (bulk insert)."""
+    from games.baccarat.rules import play_coup
+    from games.cards import new_shoe, shuffle
+    from games.models import Round, Table
+
+    table = Table.objects.get(slug=SLUG)
+    rng = random.Random(count)
+    shoe: list = []
+    now = timezone.now()
+    batch = []
+    for seq in range(1, count + 1):
+        if len(shoe) < 6:
+            shoe = shuffle(new_shoe(8), rng)
+        coup = play_coup(iter(shoe))
+        shoe = shoe[len(coup.player) + len(coup.banker) :]
+        batch.append(
+            Round(
+                player=user,
+                table=table,
+                version_id=table.current_version_id,
+                game="baccarat",
+                seq=seq,
+                slip_key=f"history-{seq}",
+                server_seed="00" * 32,
+                server_seed_hash="00" * 32,
+                client_seed="bench",
+                nonce=seq,
+                bets={"banker": 1_000},
+                returns={"banker": 0},
+                total_bet=1_000,
+                balance_before=1_000_000,
+                balance_after=999_000,
+                outcome="lose",
+                cards=[str(c) for c in coup.cards_in_deal_order],
+                detail={
+                    "player": [str(c) for c in coup.player],
+                    "banker": [str(c) for c in coup.banker],
+                    "player_total": coup.player_total,
+                    "banker_total": coup.banker_total,
+                    "winner": coup.winner,
+                    "natural": coup.natural,
+                    "player_pair": coup.player_pair,
+                    "banker_pair": coup.banker_pair,
+                    "decks": 8,
+                },
+                winner=coup.winner,
+                player_pair=coup.player_pair,
+                banker_pair=coup.banker_pair,
+                settled_at=now,
+            )
+        )
+        if len(batch) == 5_000:
+            Round.objects.bulk_create(batch)
+            batch = []
+    Round.objects.bulk_create(batch)
+
+
+def bench_roads() -> tuple[float, float]:
+    small_user, small = player("bench-small")
+    big_user, big = player("bench-big")
+    store_history(small_user, SMALL_HISTORY)
+    store_history(big_user, BIG_HISTORY)
+    url = f"/baccarat/{SLUG}/"
+
+    def render(client: Client) -> float:
+        started = time.perf_counter()
+        response = client.get(url)
+        elapsed = time.perf_counter() - started
+        assert response.status_code == 200
+        return elapsed
+
+    for _ in range(10):
+        render(small)
+        render(big)
+    small_times, big_times = [], []
+    for _ in range(PAGE_RENDERS):
+        small_times.append(render(small))
+        big_times.append(render(big))
+    return median_ms(small_times), median_ms(big_times)
+
+
+def main() -> None:
+    settings.ROOT_URLCONF = __name__
+    settings.DEBUG = False  # no query log: measure the code, not the debug wrapper
+    call_command("migrate", verbosity=0, interactive=False)
+    try:
+        round_ms, floor_ms = bench_rounds()
+        small_ms, big_ms = bench_roads()
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        shutil.rmtree(TMP, ignore_errors=True)
+    result = {
+        "round_ms": round_ms,
+        "floor_ms": floor_ms,
+        "ratio": round(round_ms / floor_ms, 2),
+        "roads_ratio": round(big_ms / small_ms, 2),
+        "roads_small_ms": small_ms,
+        "roads_big_ms": big_ms,
+        "rounds": ROUNDS,
+        "history": [SMALL_HISTORY, BIG_HISTORY],
+    }
+    print(f"round (BET + reveal fragments): {round_ms} ms median over {ROUNDS}")
+    print(f"floor (atomic wallet update + tiny template): {floor_ms} ms")
+    print(f"table page: {small_ms} ms with {SMALL_HISTORY} rounds, {big_ms} ms with {BIG_HISTORY}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+/* Casino sounds, synthesised with the Web Audio API (no audio files).
+
+   window.CasinoSound:
+     configure({sound, effects, music})  the player's settings (booleans)
+     play(name)                          "chip", "card", "win", "end", "click"
+     playFrom(html)                      play every data-sound="..." named in an HTML string
+   Browsers only let audio start after a user gesture, so the audio context
+   is created (or resumed) on the first pointer or key press. Shared by every
+   table (Baccarat, Casino War). */
+(function (global) {
+  "use strict";
+
+  var prefs = { sound: true, effects: true, music: false };
+  var ctx = null;
+  var master = null;
+  var musicBus = null;
+  var musicTimer = null;
+  var nextBar = 0;
+  var bar = 0;
+
+  function audio() {
+    if (!ctx) {
+      var AC = global.AudioContext || global.webkitAudioContext;
+      if (!AC) return null;
+      ctx = new AC();
+      master = ctx.createGain();
+      master.gain.value = 0.5;
+      master.connect(ctx.destination);
+    }
+    if (ctx.state === "suspended") ctx.resume();
+    return ctx;
+  }
+
+  function envelope(node, t, peak, attack, release) {
+    node.gain.setValueAtTime(0.0001, t);
+    node.gain.exponentialRampToValueAtTime(peak, t + attack);
+    node.gain.exponentialRampToValueAtTime(0.0001, t + attack + release);
+  }
+
+  function tone(freq, t, dur, type, peak, out) {
+    var osc = ctx.createOscillator();
+    var gain = ctx.createGain();
+    osc.type = type || "sine";
+    osc.frequency.setValueAtTime(freq, t);
+    envelope(gain, t, peak || 0.2, 0.01, dur);
+    osc.connect(gain).connect(out || master);
+    osc.start(t);
+    osc.stop(t + dur + 0.05);
+  }
+
+  function noise(t, dur, peak, filterFreq, filterType) {
+    var length = Math.max(1, Math.floor(ctx.sampleRate * dur));
+    var buffer = ctx.createBuffer(1, length, ctx.sampleRate);
+    var data = buffer.getChannelData(0);
+    for (var i = 0; i < length; i++) data[i] = Math.random() * 2 - 1;
+    var src = ctx.createBufferSource();
+    src.buffer = buffer;
+    var filter = ctx.createBiquadFilter();
+    filter.type = filterType || "bandpass";
+    filter.frequency.value = filterFreq;
+    var gain = ctx.createGain();
+    envelope(gain, t, peak, 0.004, dur);
+    src.connect(filter).connect(gain).connect(master);
+    src.start(t);
+  }
+
+  var effects = {
+    // Two clay chips knocking: a bright click and a short resonant tick.
+    chip: function (t) {
+      noise(t, 0.05, 0.5, 3800, "bandpass");
+      tone(2600, t, 0.06, "triangle", 0.08);
+      noise(t + 0.045, 0.04, 0.3, 4200, "bandpass");
+    },
+    // A card sliding and flipping: a filtered swish.
+    card: function (t) {
+      noise(t, 0.12, 0.35, 1800, "highpass");
+      noise(t + 0.08, 0.05, 0.25, 900, "bandpass");
+    },
+    // A rising major arpeggio.
+    win: function (t) {
+      [523.25, 659.25, 783.99, 1046.5].forEach(function (f, i) {
+        tone(f, t + i * 0.09, 0.35, "triangle", 0.18);
+      });
+    },
+    // The end of a round without a win: two soft low notes.
+    end: function (t) {
+      tone(392, t, 0.25, "sine", 0.12);
+      tone(329.63, t + 0.16, 0.35, "sine", 0.1);
+    },
+    click: function (t) {
+      tone(1200, t, 0.04, "square", 0.05);
+    },
+  };
+
+  function play(name) {
+    if (!prefs.sound || !prefs.effects || !effects[name]) return;
+    if (!audio()) return;
+    effects[name](ctx.currentTime + 0.01);
+  }
+
+  function playFrom(html) {
+    if (!html) return;
+    var seen = {};
+    var re = /data-sound="([a-z]+)"/g;
+    var m;
+    while ((m = re.exec(html))) {
+      if (!seen[m[1]]) {
+        seen[m[1]] = true;
+        play(m[1]);
+      }
+    }
+  }
+
+  // --- background music: a slow four-chord pad with a gentle bass -------------
+  var CHORDS = [
+    [220.0, 261.63, 329.63], // Am
+    [174.61, 220.0, 261.63], // F
+    [196.0, 246.94, 293.66], // G
+    [164.81, 207.65, 246.94], // E
+  ];
+  var BAR = 2.4; // seconds
+
+  function scheduleMusic() {
+    if (!ctx || !musicBus) return;
+    while (nextBar < ctx.currentTime + BAR * 1.5) {
+      var chord = CHORDS[bar % CHORDS.length];
+      chord.forEach(function (f) {
+        var osc = ctx.createOscillator();
+        var gain = ctx.createGain();
+        osc.type = "sine";
+        osc.frequency.value = f;
+        gain.gain.setValueAtTime(0.0001, nextBar);
+        gain.gain.linearRampToValueAtTime(0.05, nextBar + 0.6);
+        gain.gain.linearRampToValueAtTime(0.0001, nextBar + BAR + 0.3);
+        osc.connect(gain).connect(musicBus);
+        osc.start(nextBar);
+        osc.stop(nextBar + BAR + 0.4);
+      });
+      tone(chord[0] / 2, nextBar, 0.8, "triangle", 0.08, musicBus);
+      tone(chord[2], nextBar + BAR / 2, 0.5, "sine", 0.03, musicBus);
+      nextBar += BAR;
+      bar += 1;
+    }
+  }
+
+  function startMusic() {
+    if (musicTimer || !audio()) return;
+    musicBus = ctx.createGain();
+    musicBus.gain.value = 0.6;
+    musicBus.connect(master);
+    nextBar = ctx.currentTime + 0.1;
+    scheduleMusic();
+    musicTimer = global.setInterval(scheduleMusic, 500);
+  }
+
+  function stopMusic() {
+    if (musicTimer) global.clearInterval(musicTimer);
+    musicTimer = null;
+    if (musicBus) {
+      var bus = musicBus;
+      musicBus = null;
+      bus.gain.setTargetAtTime(0.0001, ctx.currentTime, 0.2);
+      global.setTimeout(function () { bus.disconnect(); }, 1200);
+    }
+  }
+
+  function applyMusic() {
+    if (prefs.sound && prefs.music && ctx) startMusic();
+    else stopMusic();
+  }
+
+  function configure(next) {
+    prefs.sound = !!next.sound;
+    prefs.effects = !!next.effects;
+    prefs.music = !!next.music;
+    applyMusic();
+  }
+
+  // The first gesture unlocks audio (and starts the music if it is on).
+  function unlock() {
+    audio();
+    applyMusic();
+    global.removeEventListener("pointerdown", unlock, true);
+    global.removeEventListener("keydown", unlock, true);
+  }
+  global.addEventListener("pointerdown", unlock, true);
+  global.addEventListener("keydown", unlock, true);
+
+  global.CasinoSound = { configure: configure, play: play, playFrom: playFrom };
+})(window);

@@ -35,11 +35,6 @@ def tie_seed() -> str:
     raise AssertionError("no tie")
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def tied(make_player):
     """A player whose round at a table with a 1-second decision waits on a tie."""

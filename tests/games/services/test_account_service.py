@@ -20,14 +20,6 @@ CHIP = 100
 PASSWORD = "pw-Secret-123"  # make_player's password
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    """PINs are hashed like passwords; the production hasher's million rounds
-    would make these tests take a minute, and which hasher is used is a
-    setting, not what is tested here."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def utc(*args: int) -> dt.datetime:
     return dt.datetime(*args, tzinfo=UTC)
 

@@ -59,13 +59,6 @@ def next_shoe(user, case: str) -> None:
     )
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    """make_player hashes a password; the production hasher's million rounds
-    cost a second per player and are not what is tested here."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def table(db) -> Table:
     return Table.objects.get(slug="casino-war")

@@ -13,11 +13,6 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 PASSWORD = "pw-Secret-123"
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def player(client, make_player):
     user = make_player()

@@ -40,11 +40,6 @@ def next_shoe(user, case: str) -> None:
     )
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def table(db) -> Table:
     return Table.objects.get(slug="casino-war")

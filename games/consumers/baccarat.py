@@ -12,8 +12,19 @@ A step's ``pause`` says what happens after it is sent:
   ``CASINO_REVEAL_FAST_DELAY`` while fast-forward is on; changing the speed
   mid-wait takes effect at once);
 * ``Pause.NONE``: go straight on;
+* ``Pause.PEEL``: wait until the browser sends ``{"action": "peel_start"}``
+  (the player starts to peel a squeezed card);
 * ``Pause.CLIENT``: wait until the browser sends ``{"action": "continue"}``
-  (for steps the player drives, such as peeling a card in the squeeze).
+  (the peeled card is open).
+
+The squeeze (seed 000): when the ``round.reveal`` event names a side
+(``"squeeze": "player" | "banker"``, decided at BET), that side's 2nd card
+and, if one is drawn, its 3rd card are peeled by the player. Each peel is
+three steps: ``peel`` (the card face down on the squeeze stage, with the
+navigator computed from the cards shown so far; waits for ``peel_start``),
+``peel_face`` (the card's face, sent only now; waits for ``continue``) and
+the usual card step. A step that waits for the player gives up after
+``PEEL_TIMEOUT`` seconds and the reveal goes on (the round is settled anyway).
 
 Each socket has its own speed: it starts from the player's fast play
 setting, ``{"action": "speed", "fast": true}`` turns fast-forward on and
@@ -35,46 +46,74 @@ from django.conf import settings
 from django.utils import translation
 
 from games.models import Game, Profile, Round, Table
-from games.services.baccarat import reveal_group
+from games.services.baccarat import SIDES, reveal_group
 from games.views import baccarat as views
 
 logger = logging.getLogger(__name__)
 
 PAIR_AREAS = frozenset({"player_pair", "banker_pair"})
+PEEL_TIMEOUT = 600.0  # seconds a peel waits for the player before the reveal goes on
 
 
 class Pause(Enum):
     NONE = "none"
     CARD = "card"
+    PEEL = "peel"
     CLIENT = "client"
+
+
+# What the browser sends to end a pause that waits for the player.
+CLIENT_ACTIONS = {Pause.PEEL: "peel_start", Pause.CLIENT: "continue"}
 
 
 @dataclass(frozen=True)
 class RevealStep:
-    name: str  # "deal" | "card" | "skip" | "result" (later: "peel")
+    name: str  # "deal" | "card" | "skip" | "peel" | "peel_face" | "result"
     html: str  # fragments with ids; the ws extension swaps each by id
     pause: Pause = Pause.CARD
+    slot: str = ""  # the peeled card's slot, for the steps that wait for the player
 
 
-def reveal_steps(rnd: Round, *, table: Table) -> list[RevealStep]:
+def reveal_steps(rnd: Round, *, table: Table, squeeze: str | None = None) -> list[RevealStep]:
     """The reveal of a settled round, in order.
 
     deal (cards face down, balance after the stakes) -> one step per card in
     deal order (P1, B1, P2, B2, then third cards), each with its side's new
     score -> result (banner, PAYOUT, balance, roads, history). With only
     PAIR bets the cards after the first four are shown at once (seed 000).
+    With ``squeeze`` ("player" / "banker") that side's 2nd and 3rd cards are
+    peeled by the player (see the module docstring).
     """
     order = views.deal_order(rnd)
     steps = [RevealStep("deal", views.render_fragment("step_deal", views.deal_context(rnd)))]
     pair_only = bool(rnd.bets) and set(rnd.bets) <= PAIR_AREAS
-    for i, card in enumerate(order):
+    peels = {} if pair_only else views.squeeze_peels(rnd, squeeze)
+    for i, (slot, code) in enumerate(order):
         if pair_only and i == 4:
             steps.append(_open_cards(rnd, order[4:], shown=len(order), name="skip"))
             break
-        steps.append(_open_cards(rnd, [card], shown=i + 1, name="card"))
+        peel = peels.get(slot)
+        if peel is not None:
+            steps += _peel_steps(rnd, peel, code, shown=i + 1)
+        else:
+            steps.append(_open_cards(rnd, [(slot, code)], shown=i + 1, name="card"))
     context = views.result_context(rnd, user=rnd.player, table=table)
     steps.append(RevealStep("result", views.render_fragment("step_result", context), Pause.NONE))
     return steps
+
+
+def _peel_steps(rnd: Round, peel: views.PeelView, code: str, *, shown: int) -> list[RevealStep]:
+    """Peel one card: face down with the navigator, then (after ``peel_start``)
+    its face, then (after ``continue``) open in its slot as usual."""
+    stage = views.render_fragment("step_peel", views.peel_context(rnd, peel))
+    face = views.render_fragment("peel_face", views.peel_face_context(peel.slot, code))
+    opened = _open_cards(rnd, [(peel.slot, code)], shown=shown, name="card")
+    closed = views.render_fragment("squeeze_stage", {"peel": None})
+    return [
+        RevealStep("peel", stage, Pause.PEEL, peel.slot),
+        RevealStep("peel_face", face, Pause.CLIENT, peel.slot),
+        RevealStep("card", opened.html + closed, Pause.CARD),
+    ]
 
 
 def _open_cards(rnd: Round, cards: list[tuple[str, str]], *, shown: int, name: str) -> RevealStep:
@@ -126,10 +165,12 @@ class BaccaratConsumer(AsyncWebsocketConsumer):
         self.fast = fast
         self.language = scope_language(self.scope)
         self.group = reveal_group(user.pk)
-        self.rounds: asyncio.Queue[int] = asyncio.Queue()
+        self.rounds: asyncio.Queue[tuple[int, str | None]] = asyncio.Queue()
         self.worker: asyncio.Task[None] | None = None
         self.speed_event = asyncio.Event()
         self.client_event = asyncio.Event()
+        # (action, slot) the current step waits for, e.g. ("peel_start", "p2").
+        self.waiting: tuple[str, str] | None = None
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 
@@ -150,15 +191,26 @@ class BaccaratConsumer(AsyncWebsocketConsumer):
         action = message.get("action")
         if action == "speed":
             await self._set_speed(_truthy(message.get("fast")))
-        elif action == "continue":
-            self.client_event.set()
+        elif action in ("peel_start", "continue"):
+            self._client_action(action, message.get("slot"))
+
+    def _client_action(self, action: str, slot: Any) -> None:
+        """End the pause that waits for this action (for this card, when the
+        browser names one); anything else is stale and ignored."""
+        if self.waiting is None:
+            return
+        wanted, wanted_slot = self.waiting
+        if action != wanted or (slot not in (None, "") and str(slot) != wanted_slot):
+            return
+        self.client_event.set()
 
     # --- events from the group -------------------------------------------
 
     async def round_reveal(self, event: dict[str, Any]) -> None:
         if event.get("table") != self.slug:
             return  # a round at another table of the same player
-        await self.rounds.put(int(event["round_id"]))
+        squeeze = event.get("squeeze")
+        await self.rounds.put((int(event["round_id"]), squeeze if squeeze in SIDES else None))
         if self.worker is None or self.worker.done():
             self.worker = asyncio.create_task(self._reveal_rounds())
 
@@ -171,22 +223,30 @@ class BaccaratConsumer(AsyncWebsocketConsumer):
     async def _reveal_rounds(self) -> None:
         """Show queued rounds one after another (a second tab may BET meanwhile)."""
         while not self.rounds.empty():
-            round_id = await self.rounds.get()
+            round_id, squeeze = await self.rounds.get()
             try:
-                steps = await self._steps(round_id)
+                steps = await self._steps(round_id, squeeze)
             except Exception:
                 logger.exception("could not render the reveal of round %s", round_id)
                 continue
             for step in steps:
+                action = CLIENT_ACTIONS.get(step.pause)
+                if action is not None:
+                    # Armed before the send: the answer may come back at once.
+                    self.waiting = (action, step.slot)
+                    self.client_event.clear()
                 await self.send(text_data=step.html)
                 await self._pause(step.pause)
+                self.waiting = None
 
     async def _pause(self, pause: Pause) -> None:
         if pause is Pause.NONE:
             return
-        if pause is Pause.CLIENT:
-            self.client_event.clear()
-            await self.client_event.wait()
+        if pause in CLIENT_ACTIONS:
+            try:
+                await asyncio.wait_for(self.client_event.wait(), PEEL_TIMEOUT)
+            except TimeoutError:
+                logger.info("no answer from the player: the reveal goes on")
             return
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -220,13 +280,13 @@ class BaccaratConsumer(AsyncWebsocketConsumer):
         return Profile.objects.filter(user=self.user).values_list("fast_play", flat=True).first()
 
     @database_sync_to_async
-    def _steps(self, round_id: int) -> list[RevealStep]:
+    def _steps(self, round_id: int, squeeze: str | None = None) -> list[RevealStep]:
         rnd = (
-            Round.objects.select_related("player", "table")
+            Round.objects.select_related("player", "table", "version")
             .filter(pk=round_id, player=self.user, game=Game.BACCARAT)
             .first()
         )
         if rnd is None:
             return []
         with translation.override(self.language):
-            return reveal_steps(rnd, table=rnd.table)
+            return reveal_steps(rnd, table=rnd.table, squeeze=squeeze)

@@ -42,6 +42,7 @@ from games.templatetags.chips import format_chips
 logger = logging.getLogger(__name__)
 
 SIDES = ("player", "banker")
+PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
 SETTINGS_FIELDS = ("sound", "effects", "music", "history_panel", "fast_play")
 CLIENT_SEED_MAX = 64
 
@@ -227,11 +228,56 @@ def fit_bets(
     return out, capped
 
 
+# -------------------------------------------------------------------- squeeze
+
+
+@dataclass(frozen=True)
+class SqueezeWish:
+    """What the player's table screen says about the squeeze at BET.
+
+    ``on``: the SQUEEZE toggle is ON; ``promo``: the promo clip was watched to
+    its end during this visit to the table screen (the view checks the visit).
+    """
+
+    on: bool = False
+    promo: bool = False
+
+
+def squeeze_unlocked(*, total_bet: int, threshold: int, promo: bool) -> bool:
+    """The squeeze is open to a round whose total bet reaches the table's
+    threshold (units), or to any round after the promo clip (seed 000)."""
+    return promo or total_bet >= threshold
+
+
+def squeeze_side(
+    *, stakes: Mapping[str, int], threshold: int, wish: SqueezeWish | None
+) -> str | None:
+    """The side whose cards the player peels this round, or None.
+
+    Unlocked, toggled ON, and PLAYER or BANKER bet (never both, so the side is
+    the one bet); with only TIE / PAIR bets there is nothing to squeeze.
+    """
+    if wish is None or not wish.on:
+        return None
+    total = sum(stakes.values())
+    if not total or not squeeze_unlocked(total_bet=total, threshold=threshold, promo=wish.promo):
+        return None
+    for side in SIDES:
+        if stakes.get(side):
+            return side
+    return None
+
+
 # ------------------------------------------------------------------------ BET
 
 
 def place_bet(
-    *, user: AbstractBaseUser, table: Table, bets: Mapping[str, int], slip_key: str
+    *,
+    user: AbstractBaseUser,
+    table: Table,
+    bets: Mapping[str, int],
+    slip_key: str,
+    squeeze: SqueezeWish | None = None,
 ) -> Round:
     """Play one round from a bet slip; return the stored (settled) round.
 
@@ -239,12 +285,15 @@ def place_bet(
     click, second tab, replayed request) returns the round of the first and
     charges nothing. The database's (player, slip_key) unique constraint is
     the last word when two calls race.
+
+    ``squeeze`` only changes how the reveal is shown (which side's cards the
+    player peels); the round is dealt and settled exactly the same.
     """
     slip_key = (slip_key or "").strip()
     if not slip_key or len(slip_key) > 64:
         raise BetRefused(_("This bet slip has expired. Please place your bet again."), code="slip")
     try:
-        return do_place_bet(user=user, table=table, bets=bets, slip_key=slip_key)
+        return do_place_bet(user=user, table=table, bets=bets, slip_key=slip_key, squeeze=squeeze)
     except IntegrityError:
         existing = Round.objects.filter(player=user, slip_key=slip_key).first()
         if existing is None:
@@ -254,7 +303,12 @@ def place_bet(
 
 @transaction.atomic
 def do_place_bet(
-    *, user: AbstractBaseUser, table: Table, bets: Mapping[str, int], slip_key: str
+    *,
+    user: AbstractBaseUser,
+    table: Table,
+    bets: Mapping[str, int],
+    slip_key: str,
+    squeeze: SqueezeWish | None = None,
 ) -> Round:
     """The BET transaction. Takes the player's wallet lock itself (callers
     hold none): validate, take the seeds, deal, settle, post, store."""
@@ -330,14 +384,26 @@ def do_place_bet(
     maybe_fail("baccarat.after_debit")
     if posted != balance_after:  # impossible while the wallet is locked; never store a lie
         raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")
+    # Decided after the coup is settled and from the stakes only: the squeeze
+    # can never change a result, it only pauses the reveal for the peel.
+    side = squeeze_side(stakes=stakes, threshold=version.squeeze_threshold, wish=squeeze)
     transaction.on_commit(
-        partial(send_reveal, user_id=user.pk, table_slug=table.slug, round_id=rnd.pk)
+        partial(
+            send_reveal,
+            user_id=user.pk,
+            table_slug=table.slug,
+            round_id=rnd.pk,
+            squeeze=side,
+        )
     )
     return rnd
 
 
-def send_reveal(*, user_id: int, table_slug: str, round_id: int) -> None:
-    """Tell the player's open tables that a round is ready to be shown.
+def send_reveal(
+    *, user_id: int, table_slug: str, round_id: int, squeeze: str | None = None
+) -> None:
+    """Tell the player's open tables that a round is ready to be shown;
+    ``squeeze`` names the side the player peels ("player" / "banker"), if any.
 
     Runs after the commit; the round is already settled, so a lost message
     only costs the animation (a reload shows the finished round).
@@ -348,7 +414,12 @@ def send_reveal(*, user_id: int, table_slug: str, round_id: int) -> None:
     try:
         async_to_sync(layer.group_send)(
             reveal_group(user_id),
-            {"type": "round.reveal", "round_id": round_id, "table": table_slug},
+            {
+                "type": "round.reveal",
+                "round_id": round_id,
+                "table": table_slug,
+                "squeeze": squeeze,
+            },
         )
     except Exception:  # the channel layer is down: the page still shows the result
         logger.exception("could not send the reveal of round %s", round_id)

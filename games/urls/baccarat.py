@@ -13,4 +13,5 @@ urlpatterns = [
     path("<slug:slug>/roads/", baccarat.roads, name="baccarat_roads"),
     path("<slug:slug>/rules/", baccarat.rules, name="baccarat_rules"),
     path("<slug:slug>/client-seed/", baccarat.client_seed, name="baccarat_client_seed"),
+    path("<slug:slug>/squeeze/", baccarat.squeeze, name="baccarat_squeeze"),
 ]

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
+import secrets
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -33,8 +36,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games.baccarat.odds import rtp
-from games.baccarat.rules import AREAS, points
+from games.baccarat.odds import navigator, rtp, squeeze_steps
+from games.baccarat.rules import AREAS, play_coup, points
 from games.cards import Card, server_seed_hash
 from games.errors import GameError
 from games.labels import AREA_LABELS, WINNER_LABELS
@@ -113,6 +116,7 @@ class CardFace:
     suit: str = ""
     red: bool = False
     fresh: bool = False  # opened by this very message: animate it and play the card sound
+    peeling: bool = False  # face down in its slot while the player peels it (squeeze)
 
 
 def card_face(slot: str, code: str, *, fresh: bool = False) -> CardFace:
@@ -394,6 +398,244 @@ class RoadsView:
         return self._derived_html("cockroach_pig")
 
 
+# ------------------------------------------------------------ squeeze
+
+# The promo clip (static/js/promo.js) runs this long; its end unlocks the
+# squeeze for the rest of the visit. The server accepts the end only this
+# long after the start it recorded, less a little slack for the network.
+PROMO_SECONDS = 12
+PROMO_SLACK = 1.5
+
+
+@dataclass
+class SqueezeState:
+    """The squeeze part of the session, per table.
+
+    ``visit`` is a token made each time the table screen renders: the promo
+    unlock belongs to one visit, so leaving the screen (a new render) locks
+    the squeeze again. ``on`` is the SQUEEZE toggle, kept between visits; it
+    starts OFF (a peel waits for the player every round, so it is opt-in)
+    and watching the clip turns it ON.
+    """
+
+    visit: str = ""
+    on: bool = False
+    promo: bool = False  # the clip was watched to its end during ``visit``
+    promo_started: float | None = None  # time.time() when the clip started in ``visit``
+
+
+def _squeeze_key(table: Table) -> str:
+    return f"baccarat:squeeze:{table.pk}"
+
+
+def load_squeeze(request: HttpRequest, table: Table) -> SqueezeState:
+    raw = request.session.get(_squeeze_key(table)) or {}
+    started = raw.get("promo_started")
+    return SqueezeState(
+        visit=str(raw.get("visit") or ""),
+        on=raw.get("on") is True,
+        promo=raw.get("promo") is True,
+        promo_started=float(started) if isinstance(started, int | float) else None,
+    )
+
+
+def save_squeeze(request: HttpRequest, table: Table, state: SqueezeState) -> None:
+    request.session[_squeeze_key(table)] = asdict(state)
+
+
+def new_visit(request: HttpRequest, table: Table) -> SqueezeState:
+    """The table screen renders: a new visit, with the promo unlock gone."""
+    state = load_squeeze(request, table)
+    state = SqueezeState(visit=secrets.token_hex(12), on=state.on)
+    save_squeeze(request, table, state)
+    return state
+
+
+def promo_watched(state: SqueezeState, visit: str | None) -> bool:
+    """The clip was watched to its end in this very visit (``visit`` is the
+    token the page posts; an older page of the same table has another)."""
+    return bool(state.promo and state.visit and visit == state.visit)
+
+
+@dataclass(frozen=True)
+class SqueezeToggle:
+    """The SQUEEZE toggle beside BET: locked or unlocked, ON or OFF."""
+
+    on: bool
+    unlocked: bool
+    by_promo: bool  # unlocked by the clip for this visit (whatever the bet)
+    threshold: int  # units the slip must reach
+    visit: str
+
+
+def squeeze_toggle(table: Table, slip: Slip, state: SqueezeState) -> SqueezeToggle:
+    # The table's threshold is its current version's (save_table snapshots both).
+    threshold = table.squeeze_threshold
+    by_promo = bool(state.promo and state.visit)
+    return SqueezeToggle(
+        on=state.on,
+        unlocked=service.squeeze_unlocked(
+            total_bet=slip.total, threshold=threshold, promo=by_promo
+        ),
+        by_promo=by_promo,
+        threshold=threshold,
+        visit=state.visit,
+    )
+
+
+@dataclass(frozen=True)
+class NumberCell:
+    """One points value 0-9 on the navigator."""
+
+    points: int
+    hit: bool  # a CHANCE NO. / WIN NO.
+    left: int  # unseen cards worth these points (0: it cannot come)
+    percent: str  # the side's chance to win if the card is worth these points
+
+
+@dataclass(frozen=True)
+class NavigatorView:
+    side: str
+    card: int  # 2 or 3
+    label: str  # "CHANCE NO." | "WIN NO."
+    cells: list[NumberCell]
+    numbers: str  # the hits, space separated ("0 8 9")
+    pair_ranks: list[str] | None  # PAIR WIN NO. (None: that PAIR was not bet or a 3rd card)
+
+
+def _rank_label(rank: str) -> str:
+    return "10" if rank == "T" else rank
+
+
+def navigator_view(
+    *,
+    decks: int,
+    player_cards: Sequence[Card],
+    banker_cards: Sequence[Card],
+    side: str,
+    pair_bet: bool,
+) -> NavigatorView:
+    """The navigator beside a peeled card, from the shown cards and the shoe only.
+
+    The hidden card is not a parameter, so nothing here can depend on it.
+    """
+    nav = navigator(decks, player_cards, banker_cards, side)
+    hits = set(nav.numbers)
+    cells = []
+    for value in range(10):
+        odds = nav.outcomes.get(value)
+        chance = (odds.player if side == "player" else odds.banker) if odds else Fraction(0)
+        cells.append(
+            NumberCell(
+                points=value,
+                hit=value in hits,
+                left=odds.count if odds else 0,
+                # Floored: 100% only when certain, over 50% only when more than half.
+                percent=f"{math.floor(chance * 100)}%",
+            )
+        )
+    return NavigatorView(
+        side=side,
+        card=nav.card,
+        label=_("CHANCE NO.") if side == "player" else _("WIN NO."),
+        cells=cells,
+        numbers=" ".join(str(v) for v in sorted(hits)),
+        pair_ranks=[_rank_label(r) for r in nav.pair_ranks] if pair_bet and nav.card == 2 else None,
+    )
+
+
+@dataclass(frozen=True)
+class PeelView:
+    """The squeeze stage while a card waits to be peeled (face not sent yet)."""
+
+    slot: str
+    side: str
+    card: int  # 2 or 3
+    round_id: int
+    navigator: NavigatorView
+
+
+def squeeze_peels(rnd: Round, side: str | None) -> dict[str, PeelView]:
+    """The cards the player peels in ``rnd`` (by slot), each with its navigator.
+
+    Only the side bet can be squeezed. The core's ``squeeze_steps`` gives, for
+    each peel, the cards shown before it; the peeled card itself is left out
+    of the navigator on purpose.
+    """
+    if side not in service.SIDES or not rnd.bets.get(side):
+        return {}
+    coup = play_coup(Card.parse(code) for code in rnd.cards)
+    decks = int(rnd.detail.get("decks") or rnd.version.decks)
+    pair_bet = bool(rnd.bets.get(service.PAIR_OF[side]))
+    peels: dict[str, PeelView] = {}
+    for shown_player, shown_banker, _hidden in squeeze_steps(coup, side):
+        number = len(shown_player if side == "player" else shown_banker) + 1
+        slot = f"{side[0]}{number}"
+        nav = navigator_view(
+            decks=decks,
+            player_cards=shown_player,
+            banker_cards=shown_banker,
+            side=side,
+            pair_bet=pair_bet,
+        )
+        peels[slot] = PeelView(slot, side, number, rnd.pk, nav)
+    return peels
+
+
+@dataclass(frozen=True)
+class Pip:
+    x: int  # percent of the card's width
+    y: int  # percent of the card's height
+    flip: bool  # upside down (lower half, as printed on a real card)
+
+
+# Where the suit symbols sit on a real card (the index corners stay clear).
+_L, _C, _R = 30, 50, 70
+PIP_LAYOUTS: dict[str, tuple[tuple[int, int], ...]] = {
+    "A": ((_C, 50),),
+    "2": ((_C, 18), (_C, 82)),
+    "3": ((_C, 18), (_C, 50), (_C, 82)),
+    "4": ((_L, 18), (_R, 18), (_L, 82), (_R, 82)),
+    "5": ((_L, 18), (_R, 18), (_C, 50), (_L, 82), (_R, 82)),
+    "6": ((_L, 18), (_R, 18), (_L, 50), (_R, 50), (_L, 82), (_R, 82)),
+    "7": ((_L, 18), (_R, 18), (_C, 34), (_L, 50), (_R, 50), (_L, 82), (_R, 82)),
+    "8": ((_L, 18), (_R, 18), (_C, 34), (_L, 50), (_R, 50), (_C, 66), (_L, 82), (_R, 82)),
+    "9": ((_L, 18), (_R, 18), (_L, 39), (_R, 39), (_C, 50), (_L, 61), (_R, 61), (_L, 82), (_R, 82)),
+    "T": (
+        (_L, 18), (_R, 18), (_C, 29), (_L, 39), (_R, 39),
+        (_L, 61), (_R, 61), (_C, 71), (_L, 82), (_R, 82),
+    ),
+}  # fmt: skip
+# Court cards show a figure, not a letter: the rank shows when the card is open.
+COURT_FIGURES = {"J": "♞", "Q": "♛", "K": "♚"}
+
+
+@dataclass(frozen=True)
+class PeelFace:
+    """The peeled card's face, sent only once the player starts to peel it."""
+
+    slot: str
+    code: str
+    rank: str
+    suit: str
+    red: bool
+    pips: list[Pip]
+    figure: str  # J / Q / K: the court figure; "" for pip cards
+
+
+def peel_face(slot: str, code: str) -> PeelFace:
+    card = Card.parse(code)
+    return PeelFace(
+        slot=slot,
+        code=str(card),
+        rank=_rank_label(card.rank),
+        suit=SUIT_SYMBOLS[card.suit],
+        red=card.suit in "HD",
+        pips=[Pip(x, y, y > 50) for x, y in PIP_LAYOUTS.get(card.rank, ())],
+        figure=COURT_FIGURES.get(card.rank, ""),
+    )
+
+
 # ------------------------------------------------------------ rendering
 
 
@@ -448,13 +690,19 @@ class AreaBet:
 
 
 def slip_state_context(
-    table: Table, slip: Slip, *, error: str = "", note: str = ""
+    table: Table,
+    slip: Slip,
+    *,
+    error: str = "",
+    note: str = "",
+    squeeze: SqueezeToggle | None = None,
 ) -> dict[str, Any]:
     """What an answer to a slip edit swaps (each area's chips, the total,
-    the message, the key, the chip rack): no query needed."""
+    the message, the key, the chip rack, the SQUEEZE toggle): no query needed."""
     return {
         "table": table,
         "slip": slip,
+        "squeeze": squeeze,
         "areas": [
             AreaBet(area, slip.bets.get(area, 0), chip_stack(table, slip.bets.get(area, 0)))
             for area in AREAS
@@ -500,6 +748,20 @@ def cards_context(rnd: Round, cards: Sequence[tuple[str, str]], *, shown: int) -
     }
 
 
+def peel_context(rnd: Round, peel: PeelView) -> dict[str, Any]:
+    """A squeeze step: the card lies face down in its slot and on the squeeze
+    stage beside the navigator, waiting for the player to start peeling."""
+    return {
+        "cards": [CardFace(peel.slot, "back", peeling=True)],
+        "scores": [],
+        "peel": peel,
+    }
+
+
+def peel_face_context(slot: str, code: str) -> dict[str, Any]:
+    return {"face": peel_face(slot, code)}
+
+
 def result_context(rnd: Round, *, user: AbstractBaseUser, table: Table) -> dict[str, Any]:
     """The reveal's last step: banner, PAYOUT, balance, roads and score history."""
     roads = road_selectors.table_roads(user=user, table=table)
@@ -529,10 +791,13 @@ def table(request: HttpRequest, slug: str) -> HttpResponse:
     profile = Profile.objects.get(user=request.user)
     slip = load_slip(request, table)
     save_slip(request, table, slip)
+    visit = new_visit(request, table)  # a new visit: a clip watched before no longer counts
     last = road_selectors.latest_round(user=request.user, table=table)
     roads = road_selectors.table_roads(user=request.user, table=table)
     context = {
         **slip_context(request, table, slip),
+        "squeeze": squeeze_toggle(table, slip, visit),
+        "promo_seconds": PROMO_SECONDS,
         **fairness_context(table, profile),
         "profile": profile,
         "fast": profile.fast_play,
@@ -563,7 +828,8 @@ def _slip_response(
         elif note:
             messages.info(request, note)
         return redirect(table.get_absolute_url())
-    context = slip_state_context(table, slip, error=error, note=note)
+    toggle = squeeze_toggle(table, slip, load_squeeze(request, table))
+    context = slip_state_context(table, slip, error=error, note=note, squeeze=toggle)
     context["with_rack"] = with_rack
     return HttpResponse(render_fragment("slip_state", context))
 
@@ -625,8 +891,14 @@ def bet(request: HttpRequest, slug: str) -> HttpResponse:
     table = _table(slug)
     slip = load_slip(request, table)
     slip_key = request.POST.get("slip_key") or slip.key
+    state = load_squeeze(request, table)
+    wish = service.SqueezeWish(
+        on=state.on, promo=promo_watched(state, request.POST.get("squeeze_visit"))
+    )
     try:
-        rnd = service.place_bet(user=request.user, table=table, bets=slip.bets, slip_key=slip_key)
+        rnd = service.place_bet(
+            user=request.user, table=table, bets=slip.bets, slip_key=slip_key, squeeze=wish
+        )
     except GameError as exc:
         return _slip_response(request, table, slip, error=exc.message)
     except Exception:
@@ -657,8 +929,53 @@ def bet(request: HttpRequest, slug: str) -> HttpResponse:
         "csrf_token": get_token(request),
         "oob": True,
     }
-    html = render_fragment("slip_state", slip_state_context(table, slip))
+    toggle = squeeze_toggle(table, slip, state)
+    html = render_fragment("slip_state", slip_state_context(table, slip, squeeze=toggle))
     html += render_fragment("fairness", fairness)
+    return HttpResponse(html)
+
+
+@login_required
+@require_POST
+def squeeze(request: HttpRequest, slug: str) -> HttpResponse:
+    """The SQUEEZE toggle (ON / OFF), and the promo clip's start and end.
+
+    ``action=toggle`` flips the toggle. ``promo_start`` / ``promo_end`` come
+    from the clip (static/js/promo.js) with the page's visit token: the end
+    unlocks the squeeze for the rest of this visit, if it comes at least the
+    clip's length after a start recorded in the same visit.
+    """
+    table = _table(slug)
+    state = load_squeeze(request, table)
+    action = request.POST.get("action", "")
+    visit = request.POST.get("visit", "")
+    error = note = ""
+    if action == "toggle":
+        state.on = not state.on
+    elif action == "promo_start":
+        if visit and visit == state.visit:
+            state.promo_started = time.time()
+    elif action == "promo_end":
+        started = state.promo_started
+        if not visit or visit != state.visit:
+            error = _("This page is out of date. Reload the table to watch the clip.")
+        elif started is None or time.time() - started < PROMO_SECONDS - PROMO_SLACK:
+            error = _("Watch the clip to its end to unlock the squeeze.")
+        else:
+            state.promo = True
+            state.promo_started = None
+            state.on = True  # the player watched the clip to squeeze: turn it on
+            note = _("Squeeze unlocked for this visit to the table.")
+    save_squeeze(request, table, state)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        elif note:
+            messages.success(request, note)
+        return redirect(table.get_absolute_url())
+    toggle = squeeze_toggle(table, load_slip(request, table), state)
+    html = render_fragment("squeeze_toggle", {"table": table, "squeeze": toggle, "oob": True})
+    html += render_fragment("promo_msg", {"promo_error": error, "promo_note": note, "oob": True})
     return HttpResponse(html)
 
 

@@ -369,7 +369,12 @@ def test_it_announces_the_round_to_the_players_tables_after_commit(
         rnd = baccarat.place_bet(user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="y")
     assert len(callbacks) == 1
     event = async_to_sync(layer.receive)(channel)
-    assert event == {"type": "round.reveal", "round_id": rnd.pk, "table": classic.slug}
+    assert event == {
+        "type": "round.reveal",
+        "round_id": rnd.pk,
+        "table": classic.slug,
+        "squeeze": None,
+    }
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         baccarat.place_bet(user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="y")
     assert callbacks == []  # a replayed slip is not shown twice

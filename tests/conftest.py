@@ -57,6 +57,15 @@ def default_tables(request):
 
 
 @pytest.fixture
+def client():
+    """A test client whose browser asks for English, as the tests read
+    English; a test about languages sends its own Accept-Language."""
+    from django.test import Client
+
+    return Client(HTTP_ACCEPT_LANGUAGE="en")
+
+
+@pytest.fixture
 def make_player(db):
     """A signed-up player: user, profile and wallet with the starting grant."""
     from django.contrib.auth import get_user_model

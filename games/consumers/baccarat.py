@@ -53,6 +53,7 @@ logger = logging.getLogger(__name__)
 
 PAIR_AREAS = frozenset({"player_pair", "banker_pair"})
 PEEL_TIMEOUT = 600.0  # seconds a peel waits for the player before the reveal goes on
+MAX_MESSAGE_CHARS = 4096  # the longest action the table sends is well under 200
 
 
 class Pause(Enum):
@@ -182,9 +183,13 @@ class BaccaratConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # The browser sends a few short actions; anything long is not one of
+        # them, and deeply nested JSON would exhaust the parser's recursion.
+        if not text_data or len(text_data) > MAX_MESSAGE_CHARS:
+            return
         try:
-            message = json.loads(text_data or "{}")
-        except ValueError:
+            message = json.loads(text_data)
+        except (ValueError, RecursionError):
             return
         if not isinstance(message, dict):
             return

@@ -318,6 +318,10 @@ def do_place_bet(
     # committed its round (found here) or not started.
     existing = Round.objects.filter(player=user, slip_key=slip_key).first()
     if existing is not None:
+        if existing.table_id != table.pk or existing.game != Game.BACCARAT:
+            raise BetRefused(
+                _("This bet slip has expired. Please place your bet again."), code="slip"
+            )
         return existing
     version = current_version(table)
     limits = bet_limits(user=user, version=version)

@@ -32,6 +32,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
@@ -1070,7 +1071,12 @@ def settings_view(request: HttpRequest) -> HttpResponse:
         saved = True
         if not request.htmx:
             messages.success(request, _("Your settings have been saved."))
-            return redirect(request.POST.get("next") or reverse("baccarat_settings"))
+            target = request.POST.get("next", "")
+            if not url_has_allowed_host_and_scheme(
+                target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+            ):
+                target = reverse("baccarat_settings")
+            return redirect(target)
     context = {"profile": profile, "saved": saved, "oob": request.htmx}
     if request.htmx:
         html = render_to_string(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -94,6 +95,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -141,6 +143,24 @@ if DATABASE_URL:
         # Under ASGI every request may run on another thread: no persistent
         # connections, so one worker never holds many idle ones.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
+        # Opening a connection per request cost about a third of the whole
+        # stack's CPU per round in the load test (bench/load.py): a new
+        # PostgreSQL backend every time. CASINO_DB_POOL=N keeps up to N
+        # connections per process in psycopg's pool instead (needs the
+        # psycopg-pool package); 0, the default, keeps one per request.
+        _pool = envint("CASINO_DB_POOL", 0, minimum=0)
+        if _pool:
+            try:
+                import psycopg_pool  # noqa: F401
+            except ImportError:
+                raise ImproperlyConfigured(
+                    "CASINO_DB_POOL needs the psycopg-pool package (pip install psycopg-pool)"
+                ) from None
+            DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+                "min_size": min(2, _pool),
+                "max_size": _pool,
+                "timeout": 10,  # seconds to wait for a free connection
+            }
 else:
     SQLITE_PATH = os.environ.get("CASINO_SQLITE_PATH", str(BASE_DIR / "db" / "casino.sqlite3"))
     Path(SQLITE_PATH).parent.mkdir(parents=True, exist_ok=True)
@@ -175,7 +195,16 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {
+                # redis-py 8 reads with a 5 s socket timeout by default, the
+                # same 5 s channels_redis blocks in BZPOPMIN waiting for a
+                # message: an idle socket's consumer then dies with "Timeout
+                # reading from ..." (redis/redis-py#4091). Read for longer
+                # than the blocking pop; connect quickly or fail.
+                "hosts": [
+                    {"address": REDIS_URL, "socket_timeout": 15, "socket_connect_timeout": 5}
+                ],
+            },
         }
     }
 else:
@@ -234,6 +263,35 @@ STORAGES = {
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content Security Policy (django-csp). Every script is a file served from
+# this origin (htmx and its ws extension included); templates carry no inline
+# <script>, no on*= handlers and no hx-on, and htmx runs with allowEval off
+# (templates/base.html's htmx-config meta), so no 'unsafe-inline' or
+# 'unsafe-eval' for scripts. Stylesheets are files too (htmx's injected
+# indicator <style> is turned off by the same meta tag); NONCE stays in both
+# lists for a template that truly needs an inline block
+# (nonce="{{ request.csp_nonce }}"), and django-csp only sends it when a
+# template used it. Style *attributes* are allowed: the tables position cards,
+# chips and road cells with CSS custom properties (style="--delay: .35s"),
+# which a stylesheet cannot carry per element; an injected style attribute can
+# restyle a page but run nothing. connect-src 'self' covers the same-origin
+# websocket (CSP3 'self' matches ws:/wss: on the page's host and port).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "style-src-attr": [UNSAFE_INLINE],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "media-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 if not DEBUG:
     SECURE_SSL_REDIRECT = envbool("DJANGO_SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

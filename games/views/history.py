@@ -9,6 +9,7 @@ Who may see what is decided here, once, in ``_history_owner`` and
 from __future__ import annotations
 
 import csv
+import datetime as dt
 from typing import Any
 
 from django import forms
@@ -46,6 +47,12 @@ class HistoryFilterForm(forms.Form):
         required=False,
         choices=[("", gettext_lazy("All results")), *Round.Outcome.choices],
     )
+
+    def clean_date_to(self) -> dt.date | None:
+        day = self.cleaned_data.get("date_to")
+        # The list ends at the midnight after this day, and 9999-12-31 has
+        # none: the last day there is filters nothing anyway.
+        return None if day == dt.date.max else day
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -170,10 +170,12 @@ def table(request: HttpRequest, slug: str) -> HttpResponse:
     its cards and a fresh countdown."""
     table = _war_table(slug)
     rnd = war_service.resume(user=request.user, table=table)
-    if rnd is None and request.GET.get("round", "").isdigit():
+    shown = request.GET.get("round", "")
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    if rnd is None and shown.isascii() and shown.isdigit():
         # The round just played, when the page was reloaded to show it.
         rnd = Round.objects.filter(
-            pk=int(request.GET["round"]), player=request.user, table=table, game=Game.WAR
+            pk=int(shown), player=request.user, table=table, game=Game.WAR
         ).first()
     if not table.enabled and rnd is None:
         messages.error(

@@ -1,0 +1,202 @@
+"""The table sockets open only for the logged-in player, from the site's own
+pages, and carry only that player's rounds.
+
+Every socket here goes through the real ``casino.asgi.application``: the
+origin check (``AllowedHostsOriginValidator``), the session cookie
+(``AuthMiddlewareStack``) and the routing, as a browser's would.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.contrib.sessions.models import Session
+from django.test import Client
+from django.utils import timezone
+
+from casino.asgi import application
+from games.models import Profile, Round, Table
+from games.services import baccarat as baccarat_service
+from games.services import war as war_service
+from games.services.tables import WAR_PAYS, snapshot_version
+from tests.security.conftest import CLIENT_SEED, read_books, war_seed
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+WAR_SOCKET = "/ws/war/casino-war/"
+BACCARAT_SOCKET = "/ws/baccarat/baccarat-social/"
+SOCKETS = [WAR_SOCKET, BACCARAT_SOCKET]
+OWN_ORIGIN = b"http://localhost:8000"
+
+
+@pytest.fixture(autouse=True)
+def quick_reveal(settings):
+    settings.CASINO_REVEAL_DELAY = 0.01
+    settings.CASINO_REVEAL_FAST_DELAY = 0.001
+
+
+def _session_key(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+async def session_key(user) -> str:
+    return await database_sync_to_async(_session_key)(user)
+
+
+def socket(
+    path: str, *, session: str | None = None, origin: bytes | None = OWN_ORIGIN
+) -> WebsocketCommunicator:
+    headers = [(b"host", b"localhost:8000"), (b"accept-language", b"en")]
+    if origin is not None:
+        headers.append((b"origin", origin))
+    if session is not None:
+        headers.append((b"cookie", f"sessionid={session}".encode()))
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+async def refused(communicator: WebsocketCommunicator) -> bool:
+    connected, _code = await communicator.connect(timeout=3)
+    if connected:
+        await communicator.disconnect()
+    return not connected
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_it_lets_the_logged_in_player_in_from_the_sites_own_pages(make_player, path):
+    key = await session_key(await database_sync_to_async(make_player)())
+    for origin in (OWN_ORIGIN, b"http://127.0.0.1:8000", b"https://localhost"):
+        communicator = socket(path, session=key, origin=origin)
+        connected, _ = await communicator.connect(timeout=3)
+        assert connected, origin
+        await communicator.disconnect()
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_it_refuses_a_page_from_another_site(make_player, path):
+    """Cross-site WebSocket hijacking: another site's page in the player's
+    browser sends the player's cookie but its own Origin."""
+    key = await session_key(await database_sync_to_async(make_player)())
+    for origin in (
+        b"http://evil.example",
+        b"https://localhost.evil.example",
+        b"http://localhost@evil.example",
+        b"http://evil.example/localhost",
+        b"null",
+        b"",
+        None,  # no Origin header at all
+    ):
+        assert await refused(socket(path, session=key, origin=origin)), origin
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_it_refuses_a_socket_without_a_live_session(make_player, path):
+    user = await database_sync_to_async(make_player)()
+    expired = await session_key(user)
+    await database_sync_to_async(Session.objects.filter(session_key=expired).update)(
+        expire_date=timezone.now() - dt.timedelta(seconds=1)
+    )
+    logged_out = await session_key(user)
+    await database_sync_to_async(Session.objects.filter(session_key=logged_out).delete)()
+    for session in (None, "", "not-a-session", "x" * 500, expired, logged_out):
+        assert await refused(socket(path, session=session)), session
+
+
+async def test_an_unknown_table_has_no_socket(make_player):
+    key = await session_key(await database_sync_to_async(make_player)())
+    # A baccarat socket on a War table (and an unknown slug) is refused.
+    for path in ("/ws/baccarat/casino-war/", "/ws/baccarat/no-such-table/"):
+        assert await refused(socket(path, session=key)), path
+
+
+async def _reveal_of(communicator: WebsocketCommunicator) -> list[str]:
+    messages = []
+    while True:
+        message = await communicator.receive_from(timeout=5)
+        messages.append(message)
+        if 'data-phase="done"' in message:
+            return messages
+
+
+async def test_a_player_never_receives_another_players_reveal(make_player):
+    alice, bob = [await database_sync_to_async(make_player)(name, chips=100) for name in "ab"]
+    alice_socket = socket(BACCARAT_SOCKET, session=await session_key(alice))
+    bob_socket = socket(BACCARAT_SOCKET, session=await session_key(bob))
+    assert (await alice_socket.connect())[0]
+    assert (await bob_socket.connect())[0]
+
+    table = await database_sync_to_async(Table.objects.get)(slug="baccarat-social")
+    rnd = await database_sync_to_async(baccarat_service.place_bet)(
+        user=bob, table=table, bets={"banker": 500}, slip_key="bob-1"
+    )
+    shown = await _reveal_of(bob_socket)
+    assert f'data-round="{rnd.pk}"' in shown[-1]
+    assert await alice_socket.receive_nothing(timeout=0.3)
+
+    # Even an event on Alice's own group naming Bob's round shows her nothing:
+    # the consumer reads only rounds of the socket's own player.
+    await get_channel_layer().group_send(
+        baccarat_service.reveal_group(alice.pk),
+        {"type": "round.reveal", "round_id": rnd.pk, "table": "baccarat-social"},
+    )
+    assert await alice_socket.receive_nothing(timeout=0.3)
+    # And a frame from the browser pretending to be that event is just text.
+    await alice_socket.send_json_to(
+        {"type": "round.reveal", "round_id": rnd.pk, "table": "baccarat-social"}
+    )
+    assert await alice_socket.receive_nothing(timeout=0.3)
+    await alice_socket.disconnect()
+    await bob_socket.disconnect()
+
+
+@pytest.fixture
+def quick_war(db):
+    table = Table.objects.create(
+        game="war",
+        name="Quick War",
+        slug="quick-war",
+        decks=6,
+        chips=[1, 5, 25, 100, 500],
+        pays=WAR_PAYS,
+        limits={"ante": {"min": 100, "max": 100_000}, "tie_bet": {"min": 100, "max": 10_000}},
+        max_bet=110_000,
+        decision_timeout=1,
+    )
+    snapshot_version(table=table)
+    return table
+
+
+async def test_another_players_war_timeout_never_reaches_a_player(make_player, quick_war):
+    """Bob's tie decision ran out: his socket is closed (he is taken off the
+    table), Alice's at the same table stays open, whatever is sent to Bob."""
+    alice, bob = [await database_sync_to_async(make_player)(name, chips=100) for name in "ab"]
+    await database_sync_to_async(Profile.objects.filter(user=bob).update)(
+        next_server_seed=war_seed(True), client_seed=CLIENT_SEED, nonce=0
+    )
+    rnd = await database_sync_to_async(war_service.deal)(
+        user=bob, table=quick_war, ante=500, tie_bet=0, slip_key="bob-tie"
+    )
+    assert rnd.status == Round.Status.OPEN
+    await database_sync_to_async(Round.objects.filter(pk=rnd.pk).update)(
+        decision_deadline=timezone.now() - dt.timedelta(minutes=1)
+    )
+    path = "/ws/war/quick-war/"
+    alice_socket = socket(path, session=await session_key(alice))
+    assert (await alice_socket.connect())[0]
+    bob_socket = socket(path, session=await session_key(bob))
+    assert (await bob_socket.connect())[0]
+    closed = await bob_socket.receive_output(timeout=3)
+    assert closed == {"type": "websocket.close", "code": 4000}
+
+    await get_channel_layer().group_send(
+        war_service.group_name(bob.pk), {"type": "war.update", "slug": "quick-war"}
+    )
+    assert await alice_socket.receive_nothing(timeout=0.3)
+    books = await database_sync_to_async(read_books)()
+    assert books.rounds[rnd.pk][0] == Round.Status.OPEN  # Bob's round is saved
+    await alice_socket.disconnect()

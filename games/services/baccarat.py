@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -21,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.baccarat.rules import AREAS, play_coup, settle
+from games.baccarat.rules import AREAS, Coup, play_coup, settle
 from games.cards import FairRng, new_shoe, shuffle
 from games.errors import BetRefused, GameError, InsufficientChips
 from games.labels import AREA_LABELS
@@ -271,6 +272,28 @@ def squeeze_side(
 # ------------------------------------------------------------------------ BET
 
 
+def coup_record(coup: Coup, *, decks: int) -> dict[str, Any]:
+    """The Round fields that describe a dealt coup: cards in deal order, the
+    game detail the round page and the roads read, the winner and pairs."""
+    return {
+        "cards": [str(card) for card in coup.cards_in_deal_order],
+        "detail": {
+            "player": [str(card) for card in coup.player],
+            "banker": [str(card) for card in coup.banker],
+            "player_total": coup.player_total,
+            "banker_total": coup.banker_total,
+            "winner": coup.winner,
+            "natural": coup.natural,
+            "player_pair": coup.player_pair,
+            "banker_pair": coup.banker_pair,
+            "decks": decks,
+        },
+        "winner": coup.winner,
+        "player_pair": coup.player_pair,
+        "banker_pair": coup.banker_pair,
+    }
+
+
 def place_bet(
     *,
     user: AbstractBaseUser,
@@ -358,21 +381,7 @@ def do_place_bet(
         outcome=(
             Round.Outcome.WIN if net > 0 else Round.Outcome.LOSE if net < 0 else Round.Outcome.PUSH
         ),
-        cards=[str(card) for card in coup.cards_in_deal_order],
-        detail={
-            "player": [str(card) for card in coup.player],
-            "banker": [str(card) for card in coup.banker],
-            "player_total": coup.player_total,
-            "banker_total": coup.banker_total,
-            "winner": coup.winner,
-            "natural": coup.natural,
-            "player_pair": coup.player_pair,
-            "banker_pair": coup.banker_pair,
-            "decks": version.decks,
-        },
-        winner=coup.winner,
-        player_pair=coup.player_pair,
-        banker_pair=coup.banker_pair,
+        **coup_record(coup, decks=version.decks),
         settled_at=now,
     )
     # Debits first (wallet.post checks the balance covers them), one row per area.

@@ -22,6 +22,7 @@ def _coup_for(username: str) -> dict:
     from games.baccarat.rules import play_coup, settle
     from games.cards import server_seed_hash
     from games.models import Round, Table
+    from games.services.baccarat import coup_record
     from games.verify import derive_shoe
 
     user = get_user_model().objects.get(username=username)
@@ -53,20 +54,7 @@ def _coup_for(username: str) -> dict:
         balance_before=1_000_000,
         balance_after=1_000_000 - 1_000 + total_return,
         outcome="win" if total_return > 1_000 else "lose" if total_return < 1_000 else "push",
-        cards=[str(c) for c in coup.cards_in_deal_order],
-        detail={
-            "player": [str(c) for c in coup.player],
-            "banker": [str(c) for c in coup.banker],
-            "player_total": coup.player_total,
-            "banker_total": coup.banker_total,
-            "winner": coup.winner,
-            "natural": coup.natural,
-            "player_pair": coup.player_pair,
-            "banker_pair": coup.banker_pair,
-        },
-        winner=coup.winner,
-        player_pair=coup.player_pair,
-        banker_pair=coup.banker_pair,
+        **coup_record(coup, decks=8),
         settled_at=timezone.now(),
     )
     return {"pk": rnd.pk, "cards": rnd.cards, "player_total": coup.player_total}

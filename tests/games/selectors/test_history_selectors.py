@@ -23,6 +23,7 @@ from games.selectors.history import (
     round_report,
     verify_round,
 )
+from games.services.baccarat import coup_record
 from games.verify import derive_shoe
 from games.war.rules import play_war, settle_war
 
@@ -95,20 +96,7 @@ def baccarat_round(
         balance_before=balance_before,
         balance_after=balance_before - total_bet + total_return,
         outcome=_outcome(total_bet, total_return),
-        cards=[str(c) for c in coup.cards_in_deal_order],
-        detail={
-            "player": [str(c) for c in coup.player],
-            "banker": [str(c) for c in coup.banker],
-            "player_total": coup.player_total,
-            "banker_total": coup.banker_total,
-            "winner": coup.winner,
-            "natural": coup.natural,
-            "player_pair": coup.player_pair,
-            "banker_pair": coup.banker_pair,
-        },
-        winner=coup.winner,
-        player_pair=coup.player_pair,
-        banker_pair=coup.banker_pair,
+        **coup_record(coup, decks=version.decks),
     )
 
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from games.baccarat.rules import play_coup, settle
 from games.cards import server_seed_hash
 from games.models import Round, Table
+from games.services.baccarat import coup_record
 from games.verify import derive_shoe
 from games.war.rules import play_war, settle_war
 
@@ -67,20 +68,7 @@ def baccarat_round(player, *, winner="player", bets=None, seed="views", client_s
         nonce=nonce,
         bets=bets,
         returns=settle(coup, bets, pays),
-        cards=[str(c) for c in coup.cards_in_deal_order],
-        detail={
-            "player": [str(c) for c in coup.player],
-            "banker": [str(c) for c in coup.banker],
-            "player_total": coup.player_total,
-            "banker_total": coup.banker_total,
-            "winner": coup.winner,
-            "natural": coup.natural,
-            "player_pair": coup.player_pair,
-            "banker_pair": coup.banker_pair,
-        },
-        winner=coup.winner,
-        player_pair=coup.player_pair,
-        banker_pair=coup.banker_pair,
+        **coup_record(coup, decks=8),
     )
 
 

@@ -42,7 +42,14 @@ def english_messages():
         yield
 
 
-_DB_FIXTURES = {"db", "transactional_db", "client", "admin_client", "make_player", "django_db_reset_sequences"}
+_DB_FIXTURES = {
+    "db",
+    "transactional_db",
+    "client",
+    "admin_client",
+    "make_player",
+    "django_db_reset_sequences",
+}
 
 
 @pytest.fixture(autouse=True)

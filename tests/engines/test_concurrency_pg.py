@@ -61,7 +61,9 @@ def test_fifty_concurrent_bets_with_a_balance_for_ten_accept_exactly_ten(make_pl
     table = losing_table()
     user = make_player(chips=100)  # covers ten 10-chip bets
 
-    results = run_parallel(50, lambda i: place_bet(user=user, table=table, bets={"tie": 1_000}, slip_key=f"slip-{i}"))
+    results = run_parallel(
+        50, lambda i: place_bet(user=user, table=table, bets={"tie": 1_000}, slip_key=f"slip-{i}")
+    )
 
     accepted = [r for r in results if isinstance(r, Round)]
     refused = [r for r in results if isinstance(r, GameError)]
@@ -78,7 +80,10 @@ def test_the_same_bet_replayed_twenty_times_in_parallel_is_charged_once(make_pla
     table = Table.objects.get(slug="baccarat-classic")
     user = make_player(chips=1_000)
 
-    results = run_parallel(20, lambda i: place_bet(user=user, table=table, bets={"banker": 5_000}, slip_key="same-slip"))
+    results = run_parallel(
+        20,
+        lambda i: place_bet(user=user, table=table, bets={"banker": 5_000}, slip_key="same-slip"),
+    )
 
     assert all(isinstance(r, Round) for r in results), results
     assert len({r.pk for r in results}) == 1

@@ -28,7 +28,7 @@ from games.verify import derive_shoe
 
 pytestmark = [
     pytest.mark.asyncio,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
 ]
 
 CLIENT_SEED = "squeeze-consumer"

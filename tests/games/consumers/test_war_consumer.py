@@ -22,7 +22,7 @@ from games.war.rules import first_cards_tied
 
 pytestmark = [
     pytest.mark.asyncio,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
 ]
 
 

@@ -309,7 +309,7 @@ def test_the_same_slip_charges_once(make_player, classic):
     assert LedgerEntry.objects.filter(wallet__user=user, kind="bet").count() == 1
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_two_concurrent_bets_with_the_same_slip_charge_once(make_player):
     user = make_player(chips=1_000)
     table = Table.objects.get(slug="baccarat-classic")

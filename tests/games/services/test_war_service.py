@@ -396,7 +396,7 @@ print("RESULT" + json.dumps(out))
 """
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_the_waiting_round_survives_a_restart(make_player):
     """A fresh process reading the same database finds the round, refuses a
     new deal and resumes it with the same cards."""
@@ -405,11 +405,14 @@ def test_the_waiting_round_survives_a_restart(make_player):
     next_shoe(user, "war_win")
     rnd = deal(user, table, ante=10)
     assert rnd.status == Round.Status.OPEN
-    env = {
-        **os.environ,
-        "CASINO_SQLITE_PATH": str(connection.settings_dict["NAME"]),
-        "DJANGO_SETTINGS_MODULE": "casino.settings",
-    }
+    db = connection.settings_dict
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings"}
+    if connection.vendor == "postgresql":  # the test database, not the one DATABASE_URL names
+        env["DATABASE_URL"] = (
+            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+        )
+    else:
+        env["CASINO_SQLITE_PATH"] = str(db["NAME"])
     proc = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", RESTART_SCRIPT.format(username="restarted")],
         cwd=ROOT,

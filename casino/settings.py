@@ -204,6 +204,12 @@ if REDIS_URL:
                 "hosts": [
                     {"address": REDIS_URL, "socket_timeout": 15, "socket_connect_timeout": 5}
                 ],
+                # Every socket of one daphne process shares one Redis key, and
+                # group_send silently drops a message (an INFO log line) when
+                # that key holds `capacity` messages. The default 100 lost
+                # reveals in the load test once a busy worker fell ~100
+                # messages behind; a late push is better than a lost one.
+                "capacity": 2000,
             },
         }
     }

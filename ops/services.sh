@@ -54,7 +54,14 @@ stop() {
   local dir=$1 bin
   bin=$(pg_bin)
   [ -d "$dir/pg" ] && as_pg "$bin/pg_ctl" -D "$dir/pg" -m fast stop >/dev/null 2>&1 || true
-  if [ -f "$dir/redis.pid" ]; then kill "$(cat "$dir/redis.pid")" 2>/dev/null || true; rm -f "$dir/redis.pid"; fi
+  if [ -f "$dir/redis.pid" ]; then
+    local pid
+    pid=$(cat "$dir/redis.pid")
+    kill "$pid" 2>/dev/null || true
+    # Gone before we return, so a start right after finds the port free.
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    rm -f "$dir/redis.pid"
+  fi
 }
 
 case "${1:-}" in

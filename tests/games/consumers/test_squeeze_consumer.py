@@ -51,7 +51,6 @@ def six_card_seed() -> str:
 
 @pytest.fixture(autouse=True)
 def quick(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.CASINO_REVEAL_DELAY = 0.01
     settings.CASINO_REVEAL_FAST_DELAY = 0.001
 

@@ -61,11 +61,6 @@ def next_shoe(user, case: str, decks: int = 8) -> None:
     )
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def classic(db) -> Table:
     """8 decks: PLAYER x2, BANKER x1.95, TIE x9, PAIRS x12; MIN 10, MAX BET 25,000."""

@@ -20,11 +20,6 @@ from games.services.wallet import Posting, post
 SLUG = "baccarat-classic"  # chips 1 5 10 50 100; MIN 10; TIE MAX 2,000; MAX BET 25,000
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def player(make_player):
     return make_player(chips=1_000)

@@ -20,11 +20,6 @@ from games.views.baccarat import PROMO_SECONDS
 SLUG = "baccarat-classic"  # squeeze from 5,000 chips; chips 1 5 10 50 100
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def player(make_player):
     return make_player(chips=10_000)

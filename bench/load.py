@@ -49,8 +49,11 @@ rounds that are not void) == sum(grant + topup + adjustment ledger rows),
 and every round's own ledger rows move exactly its total_return - total_bet
 (0 for a void round). An open War round (a tie waiting for a decision) is
 booked with its stakes in total_bet and the tie bet it already paid in
-total_return, so the identity holds for it too. Details per game, per
-request, the load average and CPU use come along in the same object.
+total_return, so the identity holds for it too. ``reveals_lost`` counts the
+Baccarat rounds the database holds for this run's players that never reached
+the player's socket (a late reveal counts as arrived; players wait for late
+ones before they leave). Details per game, per request, the load average and
+CPU use come along in the same object.
 """
 
 from __future__ import annotations
@@ -484,7 +487,14 @@ class Player:
 
     # --- the thread ---------------------------------------------------------
 
-    def run(self, signup_gate: threading.Semaphore, ready: Callable, start: threading.Event):
+    def run(
+        self,
+        signup_gate: threading.Semaphore,
+        ready: Callable[[bool], None],
+        start: threading.Event,
+    ) -> None:
+        """Sign up and sit down (``ready`` says how it went), wait for
+        ``start``, then play until the time is up."""
         ok = False
         try:
             with signup_gate:

@@ -201,8 +201,17 @@ if REDIS_URL:
                 # message: an idle socket's consumer then dies with "Timeout
                 # reading from ..." (redis/redis-py#4091). Read for longer
                 # than the blocking pop; connect quickly or fail.
+                # redis-py 8 also caps a pool at 100 connections (it had no cap
+                # before): under load a worker's group_add/group_send burst
+                # past it with MaxConnectionsError (a 500 after a committed
+                # War DEAL, consumers crashing with code 1011).
                 "hosts": [
-                    {"address": REDIS_URL, "socket_timeout": 15, "socket_connect_timeout": 5}
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": 15,
+                        "socket_connect_timeout": 5,
+                        "max_connections": 1000,
+                    }
                 ],
                 # Every socket of one daphne process shares one Redis key, and
                 # group_send silently drops a message (an INFO log line) when

@@ -21,6 +21,7 @@ Amounts are minor units (1 chip = 100 units); bets are whole chips.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from dataclasses import dataclass
 
 from asgiref.sync import async_to_sync
@@ -48,6 +49,8 @@ DECISION_GRACE = dt.timedelta(seconds=2)
 # Where each card sits in Round.cards for a war: player, dealer, three burns,
 # then the war cards (the order ``play_war`` takes them from the shoe).
 WAR_CARD_COUNT = 2 + BURNS + 2
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -164,9 +167,14 @@ def _notify(user_id: int, table_slug: str) -> None:
         layer = get_channel_layer()
         if layer is None:
             return
-        async_to_sync(layer.group_send)(
-            group_name(user_id), {"type": "war.update", "slug": table_slug}
-        )
+        try:
+            async_to_sync(layer.group_send)(
+                group_name(user_id), {"type": "war.update", "slug": table_slug}
+            )
+        except Exception:
+            # The round is committed; a push that fails must not turn the
+            # player's answer into an error. The page shows the round anyway.
+            logger.exception("war push to player %s failed", user_id)
 
     transaction.on_commit(send)
 

@@ -332,8 +332,20 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class LimitColumns:
+    """Chip-valued columns shared by a table and its frozen versions."""
+
+    @admin.display(description=_("MAX BET (chips)"))
+    def max_bet_chips(self, obj: Table | TableVersion) -> str:
+        return format_chips(obj.max_bet)
+
+    @admin.display(description=_("squeeze threshold (chips)"))
+    def squeeze_chips(self, obj: Table | TableVersion) -> str:
+        return format_chips(obj.squeeze_threshold)
+
+
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(LimitColumns, admin.ModelAdmin):
     list_display = (
         "name",
         "game",
@@ -471,14 +483,6 @@ class TableAdmin(admin.ModelAdmin):
 
     # --- read-only displays ---
 
-    @admin.display(description=_("MAX BET (chips)"))
-    def max_bet_chips(self, obj: Table) -> str:
-        return format_chips(obj.max_bet)
-
-    @admin.display(description=_("squeeze threshold (chips)"))
-    def squeeze_chips(self, obj: Table) -> str:
-        return format_chips(obj.squeeze_threshold)
-
     @admin.display(description=_("chip values (chips)"))
     def chips_display(self, obj: Table) -> str:
         return ", ".join(str(c) for c in obj.chips or [])
@@ -547,7 +551,7 @@ class TableAdmin(admin.ModelAdmin):
 
 
 @admin.register(TableVersion)
-class TableVersionAdmin(ReadOnlyAdmin):
+class TableVersionAdmin(LimitColumns, ReadOnlyAdmin):
     list_display = (
         "table",
         "number",
@@ -580,14 +584,6 @@ class TableVersionAdmin(ReadOnlyAdmin):
     @admin.display(description=_("limits (chips)"))
     def limits_display(self, obj: TableVersion) -> str:
         return limits_line(obj.limits)
-
-    @admin.display(description=_("MAX BET (chips)"))
-    def max_bet_chips(self, obj: TableVersion) -> str:
-        return format_chips(obj.max_bet)
-
-    @admin.display(description=_("squeeze threshold (chips)"))
-    def squeeze_chips(self, obj: TableVersion) -> str:
-        return format_chips(obj.squeeze_threshold)
 
 
 @admin.register(Wallet)

@@ -111,6 +111,27 @@ def make_player(db):
     return make
 
 
+@pytest.fixture
+def quick_war(db):
+    """A War table whose tie decision times out after one second."""
+    from games.models import Table
+    from games.services.tables import WAR_PAYS, snapshot_version
+
+    table = Table.objects.create(
+        game="war",
+        name="Quick War",
+        slug="quick-war",
+        decks=6,
+        chips=[1, 5, 25, 100, 500],
+        pays=WAR_PAYS,
+        limits={"ante": {"min": 100, "max": 100_000}, "tie_bet": {"min": 100, "max": 10_000}},
+        max_bet=110_000,
+        decision_timeout=1,
+    )
+    snapshot_version(table=table)
+    return table
+
+
 # --- browser harness ---------------------------------------------------------
 
 

@@ -22,7 +22,6 @@ from casino.asgi import application
 from games.models import Profile, Round, Table
 from games.services import baccarat as baccarat_service
 from games.services import war as war_service
-from games.services.tables import WAR_PAYS, snapshot_version
 from tests.security.conftest import CLIENT_SEED, read_books, war_seed
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -152,23 +151,6 @@ async def test_a_player_never_receives_another_players_reveal(make_player):
     assert await alice_socket.receive_nothing(timeout=0.3)
     await alice_socket.disconnect()
     await bob_socket.disconnect()
-
-
-@pytest.fixture
-def quick_war(db):
-    table = Table.objects.create(
-        game="war",
-        name="Quick War",
-        slug="quick-war",
-        decks=6,
-        chips=[1, 5, 25, 100, 500],
-        pays=WAR_PAYS,
-        limits={"ante": {"min": 100, "max": 100_000}, "tie_bet": {"min": 100, "max": 10_000}},
-        max_bet=110_000,
-        decision_timeout=1,
-    )
-    snapshot_version(table=table)
-    return table
 
 
 async def test_another_players_war_timeout_never_reaches_a_player(make_player, quick_war):

@@ -13,10 +13,9 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
 from games.consumers.war import TIMEOUT_CLOSE_CODE, UNAUTHENTICATED_CLOSE_CODE
-from games.models import Profile, Round, Table
+from games.models import Profile, Round
 from games.routing import websocket_urlpatterns
 from games.services import war
-from games.services.tables import WAR_PAYS, snapshot_version
 from games.verify import derive_shoe
 from games.war.rules import first_cards_tied
 
@@ -36,20 +35,9 @@ def tie_seed() -> str:
 
 
 @pytest.fixture
-def tied(make_player):
+def tied(make_player, quick_war):
     """A player whose round at a table with a 1-second decision waits on a tie."""
-    table = Table.objects.create(
-        game="war",
-        name="Quick War",
-        slug="quick-war",
-        decks=6,
-        chips=[1, 5, 25, 100, 500],
-        pays=WAR_PAYS,
-        limits={"ante": {"min": 100, "max": 100_000}, "tie_bet": {"min": 100, "max": 10_000}},
-        max_bet=110_000,
-        decision_timeout=1,
-    )
-    snapshot_version(table=table)
+    table = quick_war
     user = make_player(chips=1_000)
     Profile.objects.filter(user=user).update(
         next_server_seed=tie_seed(), client_seed="consumer", nonce=0

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+
+from casino.handler import get_application  # noqa: E402
+
 # Django must be set up before the consumers (and their models) are imported.
-django_asgi_app = get_asgi_application()
+django_asgi_app = get_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -40,11 +40,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 
+from games.consumers.threads import in_thread
 from games.models import Game, Profile, Round, Table
 from games.services.baccarat import SIDES, reveal_group
 from games.views import baccarat as views
@@ -269,7 +269,7 @@ class BaccaratConsumer(AsyncWebsocketConsumer):
     async def _set_speed(self, fast: bool) -> None:
         self.fast = fast
         self.speed_event.set()
-        html = await database_sync_to_async(self._render)("speed", {"fast": fast})
+        html = await in_thread(self._render)("speed", {"fast": fast})
         await self.send(text_data=html)
 
     # --- database and templates (in a worker thread) -----------------------
@@ -278,13 +278,13 @@ class BaccaratConsumer(AsyncWebsocketConsumer):
         with translation.override(self.language):
             return views.render_fragment(name, context)
 
-    @database_sync_to_async
+    @in_thread
     def _fast_play(self) -> bool | None:
         if not Table.objects.filter(slug=self.slug, game=Game.BACCARAT).exists():
             return None
         return Profile.objects.filter(user=self.user).values_list("fast_play", flat=True).first()
 
-    @database_sync_to_async
+    @in_thread
     def _steps(self, round_id: int, squeeze: str | None = None) -> list[RevealStep]:
         rnd = (
             Round.objects.select_related("player", "table", "version")

@@ -20,17 +20,17 @@ import asyncio
 import contextlib
 import datetime as dt
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import timezone
 
+from games.consumers.threads import in_thread
 from games.services import war as war_service
 
 TIMEOUT_CLOSE_CODE = 4000
 UNAUTHENTICATED_CLOSE_CODE = 4001
 
 
-@database_sync_to_async
+@in_thread
 def _deadline(user_id: int, slug: str) -> dt.datetime | None:
     return war_service.decision_deadline(user_id=user_id, table_slug=slug)
 

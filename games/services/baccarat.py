@@ -31,6 +31,7 @@ from games.services import wallet as wallet_service
 from games.services.faults import maybe_fail
 from games.services.rounds import (
     current_version,
+    lock_profile,
     lock_wallet,
     next_seq,
     require_open,
@@ -71,13 +72,16 @@ class BetLimits:
         return self.areas[area][1]
 
 
-def bet_limits(*, user: AbstractBaseUser, version: TableVersion) -> BetLimits:
-    """The limits of a round played now under ``version`` by ``user``.
+def bet_limits(
+    *, user: AbstractBaseUser, version: TableVersion, profile: Profile | None = None
+) -> BetLimits:
+    """The limits of a round played now under ``version`` by ``user``
+    (``profile``: the player's, when the caller has read it already).
 
     An area is offered when the paytable pays it; a missing limit falls back
     to one chip and the round's MAX BET.
     """
-    max_bet, personal = round_max_bet(user, version)
+    max_bet, personal = round_max_bet(user, version, profile)
     areas: dict[str, tuple[int, int]] = {}
     for area in AREAS:
         if area not in version.pays:
@@ -347,10 +351,11 @@ def do_place_bet(
             )
         return existing
     version = current_version(table)
-    limits = bet_limits(user=user, version=version)
+    profile = lock_profile(user)
+    limits = bet_limits(user=user, version=version, profile=profile)
     stakes = check_bets(bets=bets, limits=limits, balance=wallet.balance)
 
-    seeds = take_seeds(user)
+    seeds = take_seeds(profile)
     rng = FairRng(seeds.server_seed_bytes, seeds.client_seed, seeds.nonce)
     coup = play_coup(shuffle(new_shoe(version.decks), rng))
     returns = settle(coup, stakes, decimal_pays(version.pays))

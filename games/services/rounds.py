@@ -33,11 +33,14 @@ def require_open(table: Table) -> None:
 
 
 def current_version(table: Table) -> TableVersion:
-    """The version a round starting now is played under."""
+    """The version a round starting now is played under (already loaded when
+    the table was read with ``select_related("current_version")``)."""
     if table.current_version_id is None:
         from games.services.tables import snapshot_version
 
         return snapshot_version(table=table)
+    if Table.current_version.is_cached(table):
+        return table.current_version
     return TableVersion.objects.get(pk=table.current_version_id)
 
 
@@ -47,25 +50,33 @@ def lock_wallet(user: AbstractBaseUser) -> Wallet:
     return Wallet.objects.select_for_update().get(user=user)
 
 
-def take_seeds(user: AbstractBaseUser) -> Seeds:
+def lock_profile(user: AbstractBaseUser) -> Profile:
+    """The player's profile (seeds, personal limit), locked for the rest of
+    the transaction. Rounds take it after the wallet, always in that order."""
+    return Profile.objects.select_for_update().get(user=user)
+
+
+def take_seeds(profile: Profile) -> Seeds:
     """Use the committed server seed for this round and commit the next one.
 
-    The player saw ``sha256(next_server_seed)`` before betting; after this
-    call the profile holds a fresh seed (and its hash is what the table shows
-    for the next round) and the nonce has moved on by one.
+    ``profile`` is the player's, locked (``lock_profile``). The player saw
+    ``sha256(next_server_seed)`` before betting; after this call the profile
+    holds a fresh seed (and its hash is what the table shows for the next
+    round) and the nonce has moved on by one.
     """
     from games.cards import server_seed_hash
     from games.services.wallet import new_server_seed_hex
 
-    profile = Profile.objects.select_for_update().get(user=user)
     seeds = Seeds(
         server_seed=profile.next_server_seed,
         server_seed_hash=server_seed_hash(bytes.fromhex(profile.next_server_seed)),
         client_seed=profile.client_seed,
         nonce=profile.nonce,
     )
+    profile.next_server_seed = new_server_seed_hex()
+    profile.nonce += 1
     Profile.objects.filter(pk=profile.pk).update(
-        next_server_seed=new_server_seed_hex(), nonce=profile.nonce + 1
+        next_server_seed=profile.next_server_seed, nonce=profile.nonce
     )
     return seeds
 
@@ -83,10 +94,16 @@ def next_seq(user: AbstractBaseUser, table: Table) -> int:
     return (last or 0) + 1
 
 
-def round_max_bet(user: AbstractBaseUser, version: TableVersion) -> tuple[int, bool]:
+def round_max_bet(
+    user: AbstractBaseUser, version: TableVersion, profile: Profile | None = None
+) -> tuple[int, bool]:
     """The most the player may stake in one round here, and whether it is
-    their personal limit (lower than the table's) that sets it."""
-    personal = Profile.objects.values_list("personal_max_bet", flat=True).get(user=user)
+    their personal limit (lower than the table's) that sets it. ``profile``,
+    when the caller has the player's profile already, saves reading it."""
+    if profile is not None:
+        personal = profile.personal_max_bet
+    else:
+        personal = Profile.objects.values_list("personal_max_bet", flat=True).get(user=user)
     if personal is not None and personal < version.max_bet:
         return personal, True
     return version.max_bet, False

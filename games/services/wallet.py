@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
-from django.db.models import F, Sum
+from django.db import connection, transaction
+from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -51,12 +51,9 @@ def post(
         return Wallet.objects.values_list("balance", flat=True).get(pk=wallet_id)
     debits = -sum(p.amount for p in postings if p.amount < 0)
     delta = sum(p.amount for p in postings)
-    changed = Wallet.objects.filter(pk=wallet_id, balance__gte=debits).update(
-        balance=F("balance") + delta, updated_at=timezone.now()
-    )
-    if changed != 1:
+    balance_after = _move(wallet_id, delta=delta, debits=debits)
+    if balance_after is None:
         raise InsufficientChips(_("Not enough chips for this bet."))
-    balance_after = Wallet.objects.values_list("balance", flat=True).get(pk=wallet_id)
     running = balance_after - delta
     rows = []
     for p in postings:
@@ -74,6 +71,25 @@ def post(
         )
     LedgerEntry.objects.bulk_create(rows)
     return balance_after
+
+
+def _move(wallet_id: int, *, delta: int, debits: int) -> int | None:
+    """Add ``delta`` to the balance if it covers ``debits``; the balance
+    after, or None when it does not cover them (nothing changed).
+
+    One conditional UPDATE ... RETURNING (PostgreSQL, and SQLite since 3.35)
+    instead of an UPDATE and a SELECT: the ORM's update() returns no values.
+    """
+    table = connection.ops.quote_name(Wallet._meta.db_table)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET balance = balance + %s, updated_at = %s "  # noqa: S608 - names are ours
+            "WHERE id = %s AND balance >= %s RETURNING balance",
+            [delta, now, wallet_id, debits],
+        )
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
 
 
 def new_server_seed_hex() -> str:

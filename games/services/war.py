@@ -34,7 +34,7 @@ from django.utils.translation import gettext as _
 from games.cards import Card
 from games.errors import BetRefused, GameError, InsufficientChips
 from games.labels import AREA_LABELS
-from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Round, Table, TableVersion
+from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.services import rounds
 from games.services.tables import decimal_pays
 from games.services.wallet import Posting, post
@@ -95,10 +95,17 @@ def _chips(units: int) -> str:
 
 
 def check_bet(
-    *, user: AbstractBaseUser, version: TableVersion, ante: int, tie_bet: int, balance: int
+    *,
+    user: AbstractBaseUser,
+    version: TableVersion,
+    ante: int,
+    tie_bet: int,
+    balance: int,
+    profile: Profile | None = None,
 ) -> WarBet:
     """Validate a DEAL against the version's limits, the round's max bet
-    (the player's personal max bet when it is lower) and the balance.
+    (the player's personal max bet when it is lower; ``profile``, the
+    player's when the caller has it) and the balance.
 
     An ante under the table minimum is raised to it (seed 004); anything
     else out of bounds is refused with a message and nothing changes.
@@ -139,7 +146,7 @@ def check_bet(
             )
 
     total = ante + tie_bet
-    limit, personal = rounds.round_max_bet(user, version)
+    limit, personal = rounds.round_max_bet(user, version, profile)
     if total > limit:
         if personal:
             raise BetRefused(
@@ -221,12 +228,23 @@ def deal(
 
     rounds.require_open(table)
     wallet = rounds.lock_wallet(user)
-    if open_round(user=user, table=table) is not None:
+    waiting = Round.objects.filter(
+        player=user, table=table, game=Game.WAR, status=Round.Status.OPEN
+    ).exists()
+    if waiting:
         raise GameError(_("Finish your war decision first: WAR or SURRENDER."), code="open_round")
     version = rounds.current_version(table)
-    bet = check_bet(user=user, version=version, ante=ante, tie_bet=tie_bet, balance=wallet.balance)
+    profile = rounds.lock_profile(user)
+    bet = check_bet(
+        user=user,
+        version=version,
+        ante=ante,
+        tie_bet=tie_bet,
+        balance=wallet.balance,
+        profile=profile,
+    )
 
-    seeds = rounds.take_seeds(user)
+    seeds = rounds.take_seeds(profile)
     shoe = derive_shoe(seeds.server_seed, seeds.client_seed, seeds.nonce, version.decks)
     player, dealer = shoe[0], shoe[1]
     tied = rank_value(player) == rank_value(dealer)
@@ -235,7 +253,7 @@ def deal(
     bets = {"ante": bet.ante}
     if bet.tie_bet:
         bets["tie_bet"] = bet.tie_bet
-    rnd = Round.objects.create(
+    rnd = Round(
         player=user,
         table=table,
         version=version,
@@ -259,6 +277,8 @@ def deal(
         },
     )
 
+    # The whole round is decided before it is stored: one INSERT, then the
+    # ledger rows that point at it.
     postings = [
         Posting(LedgerEntry.Kind.BET, -bet.ante, "war ante"),
         Posting(LedgerEntry.Kind.BET, -bet.tie_bet, "war tie bonus"),
@@ -266,7 +286,7 @@ def deal(
     if tied:
         tie_back = _tie_bet_return(player, dealer, bet.tie_bet, version)
         postings.append(Posting(LedgerEntry.Kind.PAYOUT, tie_back, "war tie bonus pays"))
-        returns = {"tie_bet": tie_back} if bet.tie_bet else {}
+        rnd.returns = {"tie_bet": tie_back} if bet.tie_bet else {}
         rnd.decision_deadline = now + dt.timedelta(seconds=version.decision_timeout)
         rnd.total_return = tie_back
     else:
@@ -276,36 +296,25 @@ def deal(
             Posting(LedgerEntry.Kind.PAYOUT, back["ante"], "war ante pays"),
             Posting(LedgerEntry.Kind.PAYOUT, back["tie_bet"], "war tie bonus pays"),
         ]
-        returns = {"ante": back["ante"]}
+        rnd.returns = {"ante": back["ante"]}
         if bet.tie_bet:
-            returns["tie_bet"] = back["tie_bet"]
-        rnd.total_return = sum(returns.values())
+            rnd.returns["tie_bet"] = back["tie_bet"]
+        rnd.total_return = sum(rnd.returns.values())
         rnd.status = Round.Status.SETTLED
         rnd.outcome = _outcome(rnd.total_bet, rnd.total_return)
         rnd.winner = war_round.result
         rnd.detail["result"] = war_round.result
         rnd.settled_at = now
-
-    balance_after = post(wallet_id=wallet.pk, postings=postings, round=rnd)
-    rnd.returns = returns
+    expected = wallet.balance + sum(p.amount for p in postings)
     if rnd.status == Round.Status.SETTLED:
-        rnd.balance_after = balance_after
+        rnd.balance_after = expected
     else:
         # What the player holds while the decision waits (the tie bet is paid).
-        rnd.detail["balance_at_tie"] = balance_after
-    rnd.save(
-        update_fields=[
-            "returns",
-            "total_return",
-            "status",
-            "outcome",
-            "winner",
-            "detail",
-            "settled_at",
-            "balance_after",
-            "decision_deadline",
-        ]
-    )
+        rnd.detail["balance_at_tie"] = expected
+    rnd.save(force_insert=True)
+    balance_after = post(wallet_id=wallet.pk, postings=postings, round=rnd)
+    if balance_after != expected:  # impossible while the wallet is locked; never store a lie
+        raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")
     if tied:
         _notify(user.pk, table.slug)
     return rnd

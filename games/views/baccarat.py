@@ -648,7 +648,9 @@ def render_fragment(
 
 
 def _table(slug: str) -> Table:
-    return get_object_or_404(Table, slug=slug, game=Game.BACCARAT)
+    return get_object_or_404(
+        Table.objects.select_related("current_version"), slug=slug, game=Game.BACCARAT
+    )
 
 
 def _balance(user: AbstractBaseUser) -> int:

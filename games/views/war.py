@@ -17,10 +17,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
-from games.cards import Card
+from games.cards import Card, server_seed_hash
 from games.errors import GameError
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
-from games.models import UNITS_PER_CHIP, Game, Round, Table, TableVersion, Wallet
+from games.models import UNITS_PER_CHIP, Game, Profile, Round, Table, TableVersion, Wallet
 from games.services import rounds
 from games.services import war as war_service
 from games.services.tables import decimal_pays
@@ -33,7 +33,9 @@ CARD_STEP = 0.35
 
 
 def _war_table(slug: str) -> Table:
-    return get_object_or_404(Table, slug=slug, game=Game.WAR)
+    return get_object_or_404(
+        Table.objects.select_related("current_version"), slug=slug, game=Game.WAR
+    )
 
 
 def _card(code: str, *, delay: float | None = None, face_down: bool = False) -> dict[str, Any]:
@@ -108,8 +110,8 @@ def round_view(rnd: Round | None, *, fresh_from: int | None = None) -> dict[str,
     return view
 
 
-def _limits(user, version: TableVersion) -> dict[str, Any]:
-    limit, personal = rounds.round_max_bet(user, version)
+def _limits(user, version: TableVersion, profile: Profile | None = None) -> dict[str, Any]:
+    limit, personal = rounds.round_max_bet(user, version, profile)
     ante = version.limits.get("ante", {})
     tie = version.limits.get("tie_bet", {})
     return {
@@ -136,25 +138,28 @@ def _context(
     view = round_view(rnd, fresh_from=fresh_from)
     if view is not None and view["status"] == Round.Status.OPEN:
         view["can_war"] = balance >= view["ante"]
-    last_settled = (
-        Round.objects.filter(
-            player=request.user, table=table, game=Game.WAR, status=Round.Status.SETTLED
+    if rnd is not None and rnd.status == Round.Status.SETTLED and fresh_from is not None:
+        last_settled = rnd  # the round this answer settled is the latest one
+    else:
+        last_settled = (
+            Round.objects.filter(
+                player=request.user, table=table, game=Game.WAR, status=Round.Status.SETTLED
+            )
+            .order_by("-id")
+            .first()
         )
-        .order_by("-id")
-        .first()
-    )
-    profile = request.user.profile
+    profile = Profile.objects.get(user=request.user)
     return {
         "table": table,
         "version": version,
         "rv": view,
-        "limits": _limits(request.user, rounds.current_version(table)),
+        "limits": _limits(request.user, rounds.current_version(table), profile),
         "balance": balance,
         "header_balance": balance,
         "slip_key": uuid.uuid4().hex,
         "last_settled": last_settled,
         "last_bets": last_settled.bets if last_settled else {},
-        "next_server_seed_hash": rounds.next_server_seed_hash(request.user),
+        "next_server_seed_hash": server_seed_hash(bytes.fromhex(profile.next_server_seed)),
         "client_seed": profile.client_seed,
         "profile": profile,
         "message": message,

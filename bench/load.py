@@ -31,10 +31,13 @@ alternately:
   a tie).
 
 Between rounds each player waits ``--think`` seconds (default 3, uniformly
-0.5x-1.5x of it), standing in for what the zero reveal delay took out (a
-Baccarat reveal paces 4-6 cards at 0.6 s each, the War deal animates for
-about a second) and for placing the next chips: with it one player plays a
-round every 3-4 s, as an eager person at the real site would. Each player
+0.5x-1.5x of it). Without ``--pace`` that stands in both for what the zero
+reveal delay took out (a Baccarat reveal paces 4-6 cards at 0.6 s each, the
+War deal animates its cards 0.35 s apart) and for placing the next chips:
+one round every 3-4 s, faster than a person at the real site can play.
+With ``--pace 0.6`` each player first waits out the pacing the site would
+have shown (the reveal's frames but the last at 0.6 s each; 0.35 s per War
+card after the first), then thinks: one round every 4-7 s, a brisk player. Each player
 starts at a random moment within one think time, so the traffic is steady
 from the first second. With ``--think 0`` the players form a closed loop
 that saturates the server and the latency is mostly queueing.
@@ -96,6 +99,7 @@ WAR_ROUND = re.compile(r'id="war-round"[^>]*data-status="(\w+)"[^>]*data-round-i
 WAR_MESSAGE = re.compile(r'id="war-message"[^>]*>([^<]*)<')
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 WENT_WRONG = "Something went wrong"
+WAR_CARD_STEP = 0.35  # games.views.war.CARD_STEP: seconds between two dealt cards
 
 
 # ------------------------------------------------------------------ results
@@ -243,6 +247,7 @@ class Player:
         self.bac_ws: Socket | None = None
         self.war_ws: Socket | None = None
         self.rounds = 0
+        self.paced = 0.0  # seconds of the last round's pacing still to watch (--pace)
         # A failed step leaves the session's slip or a War tie behind: the
         # next round of that game starts by putting things straight.
         self.bac_dirty = False
@@ -413,6 +418,8 @@ class Player:
                 break
         if frames < 3:  # deal, at least the four cards (or a skip), result
             self.stats.error("short reveal", f"{frames} frame(s)")
+        # The site paces every step but the result by one card's delay.
+        self.paced = (frames - 1) * self.args.pace
         self.stats.round("baccarat", arrived - t0)
         # Where the time went: the BET answer, then the wait for the reveal's
         # first frame (event through the channel layer, the round read and
@@ -464,10 +471,13 @@ class Player:
         if found is None:
             raise PlayerError("war deal", "no fresh slip key in the DEAL answer")
         self.war_key = found.group(1)
+        cards = 2
         if status == "open":
             with self.stats.lock:
                 self.stats.ties += 1
             decision = self.rng.choice(["war", "surrender"])
+            if decision == "war":
+                cards = 7  # three burnt and one more card each
             response = self.post(
                 f"/war/{slug}/decide/", "war_decide", {"round_id": round_id, "decision": decision}
             )
@@ -475,6 +485,8 @@ class Player:
         if status != "settled":
             raise PlayerError("war state", f"round {round_id} is {status!r} after the decision")
         self.stats.round("war", time.perf_counter() - t0)
+        # The table deals its cards one after another (CSS, WAR_CARD_STEP apart).
+        self.paced = (cards - 1) * WAR_CARD_STEP if self.args.pace else 0.0
 
     def _war_state(self, response: requests.Response) -> tuple[str, str]:
         found = WAR_ROUND.search(response.text)
@@ -534,7 +546,10 @@ class Player:
                     if exc.kind == "socket dropped":
                         break
                 game = 1 - game
-                pause = self.args.think * self.rng.uniform(0.5, 1.5)
+                # With --pace: watch the reveal the zero delay skipped, then
+                # place the next chips.
+                pause = self.paced + self.args.think * self.rng.uniform(0.5, 1.5)
+                self.paced = 0.0
                 time.sleep(max(0.0, min(pause, deadline - time.perf_counter())))
         except Exception as exc:
             self.stats.error("player crash", f"{type(exc).__name__}: {exc}")
@@ -859,6 +874,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="mean seconds a player waits between rounds, standing in for the reveal's "
         "card-by-card pacing and for placing chips (0: as fast as the server answers)",
     )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        help="seconds per card of the reveal's pacing that each player waits out after a "
+        "round, as a player at the real site watches it (0.6 is the site's default; "
+        "0: not waited, --think alone stands in for it)",
+    )
     parser.add_argument("--timeout", type=float, default=15.0, help="seconds per request/result")
     parser.add_argument("--signup-concurrency", type=int, default=8)
     parser.add_argument("--baccarat-table", default="baccarat-social")
@@ -1023,6 +1046,7 @@ def run(
         else (1 if args.serve == "single" else None),
         "reveal_delay_s": 0 if args.serve != "none" else None,
         "think_s": args.think,
+        "pace_s": args.pace,
         "seconds": args.seconds,
         "window_s": round(window, 1),
         "players_ready": counts["ready"],

@@ -98,6 +98,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "casino.sessions.SessionTouchMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -248,7 +249,10 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
 # Sessions end after an hour without activity.
 SESSION_COOKIE_AGE = envint("CASINO_SESSION_SECONDS", 3600, minimum=60)
-SESSION_SAVE_EVERY_REQUEST = True
+# Written when changed, or when the idle clock is over a minute old
+# (casino/sessions.py), not on every request.
+SESSION_ENGINE = "casino.sessions"
+SESSION_SAVE_EVERY_REQUEST = False
 
 # --- I18n -------------------------------------------------------------------
 # Japanese, the language of the rule pages, is the fallback; the browser's

@@ -4,25 +4,25 @@ Every view and every middleware of the site is synchronous. Django's own
 ASGI handler still runs the middleware in async mode: each middleware's
 ``process_request`` / ``process_response``, the ``request_started`` and
 ``request_finished`` signals and the view each cross from the event loop to
-a worker thread and back, more than a dozen hops per request. Under load
-those hops cost as much CPU as the view itself.
+a worker thread and back, more than a dozen hops per request, on a thread
+started for that request alone. Under load those hops cost as much CPU as
+the view itself.
 
 ``SyncStackHandler`` reads the body on the event loop, then runs the whole
-synchronous stack (signals, middleware, view, and closing the response,
-which gives the database connection back) in one call on the request's own
-thread, and sends the response from the event loop. Streaming responses (the
-CSV export) are sent as Django sends them and closed afterwards.
+synchronous stack in one call on a worker thread: the signals, the
+middleware, the view, reading a streamed body (the CSV export) and closing
+the response, which gives the database connection back. The event loop then
+sends what it got.
 
-Requests still run concurrently: Django's ``ThreadSensitiveContext`` gives
-each request a thread of its own. At most ``CASINO_HTTP_CONCURRENCY``
-requests per process run their stack at once; the others wait their turn on
-the event loop, in arrival order. Under load that keeps a few threads busy
-instead of a hundred fighting over the GIL (and over the database pool).
+The workers are a fixed pool of ``CASINO_HTTP_CONCURRENCY`` threads per
+process, reused from request to request; requests beyond that wait their
+turn on the event loop, in arrival order. Under load that keeps a few
+threads busy instead of a hundred fighting over the GIL and the database.
 """
 
 from __future__ import annotations
 
-import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import django
@@ -42,7 +42,13 @@ class SyncStackHandler(ASGIHandler):
     def __init__(self) -> None:
         base.BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
-        self.slots = asyncio.Semaphore(settings.CASINO_HTTP_CONCURRENCY)
+        self.threads = settings.CASINO_HTTP_CONCURRENCY
+        self.executor = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="http")
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle HTTP connections, not {scope['type']}.")
+        await self.handle(scope, receive, send)
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         try:
@@ -50,33 +56,54 @@ class SyncStackHandler(ASGIHandler):
         except RequestAborted:
             return
         try:
-            async with self.slots:
-                response = await sync_to_async(self._respond, thread_sensitive=True)(
-                    scope, body_file
+            respond = sync_to_async(self._respond, thread_sensitive=False, executor=self.executor)
+            response, chunks = await respond(scope, body_file)
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": response.status_code,
+                    "headers": self._headers(response),
+                }
+            )
+            for i, chunk in enumerate(chunks):  # never empty: chunk_bytes gives b"" once
+                await send(
+                    {"type": "http.response.body", "body": chunk, "more_body": i < len(chunks) - 1}
                 )
-            try:
-                await self.send_response(response, send)
-            except asyncio.CancelledError:
-                pass  # the client went away while the response was sent
-            finally:
-                if response.streaming:
-                    await sync_to_async(response.close, thread_sensitive=True)()
         finally:
             body_file.close()
 
-    def _respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
-        """The response to one request, run on the request's thread."""
+    def _respond(self, scope: dict[str, Any], body_file: Any) -> tuple[HttpResponseBase, list]:
+        """The response to one request and its body, on a worker thread."""
         set_script_prefix(get_script_prefix(scope))
         signals.request_started.send(sender=self.__class__, scope=scope)
         request, response = self.create_request(scope, body_file)
-        if request is not None:
-            response = self.get_response(request)
-            response._handler_class = self.__class__
-        if not response.streaming:
-            # The body is in memory: close now (request_finished gives the
-            # database connection back) instead of in another hop.
-            response.close()
-        return response
+        try:
+            if request is not None:
+                response = self.get_response(request)
+                response._handler_class = self.__class__
+            # A streamed body (the CSV export's generator reads the database)
+            # is read here, on this thread and its connection.
+            body = b"".join(response) if response.streaming else response.content
+            chunks = [chunk for chunk, _ in self.chunk_bytes(body)]
+        finally:
+            if response is not None:
+                # request_finished: the database connection goes back.
+                response.close()
+        return response, chunks
+
+    @staticmethod
+    def _headers(response: HttpResponseBase) -> list[tuple[bytes, bytes]]:
+        """The response's headers and cookies, as ``ASGIHandler.send_response`` sends them."""
+        headers = []
+        for header, value in response.items():
+            if isinstance(header, str):
+                header = header.encode("ascii")
+            if isinstance(value, str):
+                value = value.encode("latin1")
+            headers.append((bytes(header), bytes(value)))
+        for cookie in response.cookies.values():
+            headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
+        return headers
 
 
 def get_application() -> SyncStackHandler:

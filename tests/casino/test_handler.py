@@ -172,7 +172,7 @@ async def test_requests_over_the_concurrency_limit_wait_their_turn(settings, fin
     """With one slot, ten requests at once are all answered, one at a time."""
     settings.CASINO_HTTP_CONCURRENCY = 1
     handler = SyncStackHandler()
-    assert handler.slots._value == 1
+    assert handler.threads == 1
 
     async def one() -> int:
         return (await call("/accounts/login/", app=handler))["status"]

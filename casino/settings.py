@@ -321,8 +321,12 @@ if not DEBUG:
     CSRF_COOKIE_SECURE = envbool("DJANGO_SECURE_COOKIES", True)
 
 # --- The casino's own settings ---------------------------------------------
-# Requests one server process runs at once (casino/handler.py); more wait.
-CASINO_HTTP_CONCURRENCY = envint("CASINO_HTTP_CONCURRENCY", 8, minimum=1)
+# Worker threads per server process: for HTTP requests (casino/handler.py;
+# more requests wait their turn) and for the sockets' reads and renders
+# (games/consumers/threads.py). A few each: the process has one GIL, and the
+# event loop needs its share of it to move websocket frames.
+CASINO_HTTP_CONCURRENCY = envint("CASINO_HTTP_CONCURRENCY", 4, minimum=1)
+CASINO_SOCKET_THREADS = envint("CASINO_SOCKET_THREADS", 4, minimum=1)
 # Amounts are in chips here; the wallet stores minor units (1 chip = 100).
 CASINO_STARTING_CHIPS = envint("CASINO_STARTING_CHIPS", 10_000, minimum=0)
 CASINO_DAILY_TOPUP_CHIPS = envint("CASINO_DAILY_TOPUP_CHIPS", 1_000, minimum=0)

@@ -5,22 +5,46 @@ call from every socket of a worker process queues on one shared thread, so
 one slow reveal delays every other player's. The consumers hold no state
 that needs a particular thread (each call reads the database afresh and
 Django gives every thread its own connection), so they run on the event
-loop's thread pool instead, several at a time. Connections are still closed
+pool of a few threads of their own instead, several at a time. Connections are still closed
 (or given back to the pool) around each call, as ``database_sync_to_async``
 does.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from channels.db import DatabaseSyncToAsync
+from django.conf import settings
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
+# Threads per process for the sockets' work (CASINO_SOCKET_THREADS): a few,
+# so that they and the HTTP workers (casino/handler.py) leave the event loop
+# its share of the GIL.
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(
+            max_workers=settings.CASINO_SOCKET_THREADS, thread_name_prefix="socket"
+        )
+    return _pool
+
+
 def in_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
-    """``func`` made awaitable, run on any thread of the loop's pool."""
-    return DatabaseSyncToAsync(func, thread_sensitive=False)
+    """``func`` made awaitable, run on any thread of the sockets' pool."""
+
+    @functools.wraps(func)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        call = DatabaseSyncToAsync(func, thread_sensitive=False, executor=_executor())
+        return await call(*args, **kwargs)
+
+    return run

@@ -34,11 +34,10 @@ Between rounds each player waits ``--think`` seconds (default 3, uniformly
 0.5x-1.5x of it). Without ``--pace`` that stands in both for what the zero
 reveal delay took out (a Baccarat reveal paces 4-6 cards at 0.6 s each, the
 War deal animates its cards 0.35 s apart) and for placing the next chips:
-one round every 3-4 s, faster than a person at the real site can play.
-With ``--pace 0.6`` each player first waits out the pacing the site would
-have shown (the reveal's frames but the last at 0.6 s each; 0.35 s per War
-card after the first), then thinks: one round every 4-7 s, a brisk player. Each player
-starts at a random moment within one think time, so the traffic is steady
+one round every 3-4 s, as a player on fast play who keeps pressing REBET.
+With ``--pace 0.6`` each player first waits out the pacing the site shows at
+normal speed (the reveal's frames but the last at 0.6 s each; 0.35 s per War
+card after the first), then thinks. Each player starts at a random moment within one think time, so the traffic is steady
 from the first second. With ``--think 0`` the players form a closed loop
 that saturates the server and the latency is mostly queueing.
 

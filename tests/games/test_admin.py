@@ -584,3 +584,11 @@ def test_the_dashboard_shows_takings_and_holds_per_table(op_client, make_player)
     assert f'data-col="returned">{returned // 100:,}' in row
     assert re.search(r'data-col="theoretical">1.06%<', row)  # banker only: 1 - 98.94%
     assert re.search(r'data-col="players">2<', row)
+
+
+def test_admin_pages_carry_the_site_icon(op_client):
+    """The browser asks every page for an icon; the admin names the site's own."""
+    for url in ("/admin/", "/admin/games/table/"):
+        response = op_client.get(url)
+        assert response.status_code == 200
+        assert b'rel="icon" href="/static/favicon.svg"' in response.content

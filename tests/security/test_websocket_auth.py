@@ -15,13 +15,13 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.models import Session
-from django.test import Client
 from django.utils import timezone
 
 from casino.asgi import application
 from games.models import Profile, Round, Table
 from games.services import baccarat as baccarat_service
 from games.services import war as war_service
+from tests.games.consumers.conftest import session_id
 from tests.security.conftest import CLIENT_SEED, read_books, war_seed
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -38,14 +38,8 @@ def quick_reveal(settings):
     settings.CASINO_REVEAL_FAST_DELAY = 0.001
 
 
-def _session_key(user) -> str:
-    client = Client()
-    client.force_login(user)
-    return client.cookies["sessionid"].value
-
-
 async def session_key(user) -> str:
-    return await database_sync_to_async(_session_key)(user)
+    return await database_sync_to_async(session_id)(user)
 
 
 def socket(

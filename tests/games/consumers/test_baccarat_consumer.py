@@ -17,13 +17,12 @@ from functools import cache
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.test import Client
 
-from casino.asgi import application
 from games.baccarat.rules import play_coup
 from games.models import Profile, Round
 from games.services import baccarat
 from games.verify import derive_shoe
+from tests.games.consumers.conftest import baccarat_socket
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -46,12 +45,6 @@ def six_card_seed() -> str:
     raise AssertionError("no six-card coup")
 
 
-@pytest.fixture(autouse=True)
-def quick(settings):
-    settings.CASINO_REVEAL_DELAY = 0.01
-    settings.CASINO_REVEAL_FAST_DELAY = 0.001
-
-
 @pytest.fixture
 def player(make_player):
     user = make_player(chips=1_000)
@@ -61,19 +54,7 @@ def player(make_player):
     return user
 
 
-def session_id(user) -> str:
-    client = Client()
-    client.force_login(user)
-    return client.cookies["sessionid"].value
-
-
-async def socket(user=None, slug: str = SLUG, language: str = "en") -> WebsocketCommunicator:
-    """A browser tab: the real ASGI app, logged in by the session cookie."""
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
-    if user is not None:
-        sid = await database_sync_to_async(session_id)(user)
-        headers.append((b"cookie", f"sessionid={sid}; django_language={language}".encode()))
-    return WebsocketCommunicator(application, f"/ws/baccarat/{slug}/", headers=headers)
+socket = baccarat_socket  # a browser tab at the table (anonymous without a user)
 
 
 async def bet(user, slip_key: str = "slip", **bets: int) -> Round:

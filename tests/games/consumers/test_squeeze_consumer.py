@@ -17,14 +17,13 @@ from functools import cache
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.test import Client
 
-from casino.asgi import application
 from games.baccarat.rules import play_coup
 from games.consumers import baccarat as consumer
 from games.models import Profile, Round, Table
 from games.services import baccarat
 from games.verify import derive_shoe
+from tests.games.consumers.conftest import baccarat_socket
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -49,12 +48,6 @@ def six_card_seed() -> str:
     raise AssertionError("no six-card coup")
 
 
-@pytest.fixture(autouse=True)
-def quick(settings):
-    settings.CASINO_REVEAL_DELAY = 0.01
-    settings.CASINO_REVEAL_FAST_DELAY = 0.001
-
-
 @pytest.fixture
 def player(make_player):
     user = make_player(chips=1_000)
@@ -64,20 +57,8 @@ def player(make_player):
     return user
 
 
-def session_id(user) -> str:
-    client = Client()
-    client.force_login(user)
-    return client.cookies["sessionid"].value
-
-
 async def socket(user) -> WebsocketCommunicator:
-    sid = await database_sync_to_async(session_id)(user)
-    headers = [
-        (b"origin", b"http://localhost"),
-        (b"host", b"localhost"),
-        (b"cookie", f"sessionid={sid}; django_language=en".encode()),
-    ]
-    communicator = WebsocketCommunicator(application, f"/ws/baccarat/{SLUG}/", headers=headers)
+    communicator = await baccarat_socket(user, SLUG)
     connected, _ = await communicator.connect()
     assert connected
     return communicator

@@ -1,0 +1,36 @@
+"""What the socket tests share: a quick reveal, and a browser tab logged in
+by its session cookie on the real ASGI application."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from casino.asgi import application
+
+
+@pytest.fixture(autouse=True)
+def quick(settings):
+    settings.CASINO_REVEAL_DELAY = 0.01
+    settings.CASINO_REVEAL_FAST_DELAY = 0.001
+
+
+def session_id(user) -> str:
+    """The session cookie of a browser where ``user`` has logged in."""
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+async def baccarat_socket(
+    user=None, slug: str = "baccarat-classic", language: str = "en"
+) -> WebsocketCommunicator:
+    """A browser tab at a Baccarat table: the real ASGI app, the site's origin,
+    logged in by the session cookie (anonymous without ``user``)."""
+    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    if user is not None:
+        sid = await database_sync_to_async(session_id)(user)
+        headers.append((b"cookie", f"sessionid={sid}; django_language={language}".encode()))
+    return WebsocketCommunicator(application, f"/ws/baccarat/{slug}/", headers=headers)

@@ -5,9 +5,9 @@ keeps that promise with ``SESSION_SAVE_EVERY_REQUEST``, which writes the
 session on every request, though a War DEAL or a page of history changes
 nothing in it. Here a request writes the session when it changed it (the bet
 slip, a login) or when the stored expiry is more than ``TOUCH_SECONDS`` (a
-tenth of the age, if that is less) older than a fresh one would be. An idle session still ends an hour (at most a
-minute less) after the player's last request, with one write a minute
-instead of one per request.
+tenth of the age, if that is less) older than a fresh one would be. An idle
+session still ends an hour (at most a minute less) after the player's last
+request, with one write a minute instead of one per request.
 
 ``SessionStore`` also writes an existing session with one UPDATE, without the
 transaction Django's database store opens around it (one statement needs

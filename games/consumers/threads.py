@@ -4,10 +4,10 @@
 call from every socket of a worker process queues on one shared thread, so
 one slow reveal delays every other player's. The consumers hold no state
 that needs a particular thread (each call reads the database afresh and
-Django gives every thread its own connection), so they run on the event
-pool of a few threads of their own instead, several at a time. Connections are still closed
-(or given back to the pool) around each call, as ``database_sync_to_async``
-does.
+Django gives every thread its own connection), so they run on a pool of a
+few threads of their own instead, several at a time. Connections are still
+closed (or given back to the pool) around each call, as
+``database_sync_to_async`` does.
 """
 
 from __future__ import annotations

@@ -234,6 +234,8 @@ class BaccaratConsumer(AsyncWebsocketConsumer):
             except Exception:
                 logger.exception("could not render the reveal of round %s", round_id)
                 continue
+            if not steps:  # not this player's Baccarat round, or not visible to this read
+                logger.warning("round %s has no reveal for player %s", round_id, self.user.pk)
             for step in steps:
                 action = CLIENT_ACTIONS.get(step.pause)
                 if action is not None:

@@ -81,13 +81,6 @@ def take_seeds(profile: Profile) -> Seeds:
     return seeds
 
 
-def next_server_seed_hash(user: AbstractBaseUser) -> str:
-    from games.cards import server_seed_hash
-
-    seed = Profile.objects.values_list("next_server_seed", flat=True).get(user=user)
-    return server_seed_hash(bytes.fromhex(seed))
-
-
 def next_seq(user: AbstractBaseUser, table: Table) -> int:
     """The player's next round number at this table (an index lookup)."""
     last = Round.objects.filter(player=user, table=table).aggregate(m=Max("seq"))["m"]

@@ -12,7 +12,7 @@ the view itself.
 synchronous stack in one call on a worker thread: the signals, the
 middleware, the view, reading a streamed body (the CSV export) and closing
 the response, which gives the database connection back. The event loop then
-sends what it got.
+sends it as Django's own handler does.
 
 The workers are a fixed pool of ``CASINO_HTTP_CONCURRENCY`` threads per
 process, reused from request to request; requests beyond that wait their
@@ -32,7 +32,7 @@ from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http import HttpResponseBase
+from django.http import HttpResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
 
@@ -57,53 +57,32 @@ class SyncStackHandler(ASGIHandler):
             return
         try:
             respond = sync_to_async(self._respond, thread_sensitive=False, executor=self.executor)
-            response, chunks = await respond(scope, body_file)
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": response.status_code,
-                    "headers": self._headers(response),
-                }
-            )
-            for i, chunk in enumerate(chunks):  # never empty: chunk_bytes gives b"" once
-                await send(
-                    {"type": "http.response.body", "body": chunk, "more_body": i < len(chunks) - 1}
-                )
+            response = await respond(scope, body_file)
+            await self.send_response(response, send)
         finally:
             body_file.close()
 
-    def _respond(self, scope: dict[str, Any], body_file: Any) -> tuple[HttpResponseBase, list]:
-        """The response to one request and its body, on a worker thread."""
+    def _respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        """The response to one request, whole in memory, on a worker thread."""
         set_script_prefix(get_script_prefix(scope))
         signals.request_started.send(sender=self.__class__, scope=scope)
         request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
         try:
-            if request is not None:
-                response = self.get_response(request)
-                response._handler_class = self.__class__
+            if not response.streaming:
+                return response
             # A streamed body (the CSV export's generator reads the database)
             # is read here, on this thread and its connection.
-            body = b"".join(response) if response.streaming else response.content
-            chunks = [chunk for chunk, _ in self.chunk_bytes(body)]
+            whole = HttpResponse(
+                b"".join(response), status=response.status_code, headers=response.headers
+            )
+            whole.cookies = response.cookies
+            return whole
         finally:
-            if response is not None:
-                # request_finished: the database connection goes back.
-                response.close()
-        return response, chunks
-
-    @staticmethod
-    def _headers(response: HttpResponseBase) -> list[tuple[bytes, bytes]]:
-        """The response's headers and cookies, as ``ASGIHandler.send_response`` sends them."""
-        headers = []
-        for header, value in response.items():
-            if isinstance(header, str):
-                header = header.encode("ascii")
-            if isinstance(value, str):
-                value = value.encode("latin1")
-            headers.append((bytes(header), bytes(value)))
-        for cookie in response.cookies.values():
-            headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
-        return headers
+            # request_finished: the database connection goes back.
+            response.close()
 
 
 def get_application() -> SyncStackHandler:

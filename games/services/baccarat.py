@@ -115,6 +115,14 @@ def _max_bet_refusal(limits: BetLimits) -> BetRefused:
     )
 
 
+def _area_max_refusal(area: str, high: int) -> BetRefused:
+    return BetRefused(
+        _("The maximum bet on %(area)s is %(max)s chips.")
+        % {"area": _label(area), "max": format_chips(high)},
+        code="area_max",
+    )
+
+
 def _balance_refusal(total: int, balance: int) -> InsufficientChips:
     return InsufficientChips(
         _("Not enough chips: this bet needs %(total)s and your balance is %(balance)s.")
@@ -146,11 +154,7 @@ def check_chip(
     new = dict(bets)
     new[area] = new.get(area, 0) + amount
     if new[area] > limits.area_max(area):
-        raise BetRefused(
-            _("The maximum bet on %(area)s is %(max)s chips.")
-            % {"area": _label(area), "max": format_chips(limits.area_max(area))},
-            code="area_max",
-        )
+        raise _area_max_refusal(area, limits.area_max(area))
     total = sum(new.values())
     if total > limits.max_bet:
         raise _max_bet_refusal(limits)
@@ -189,11 +193,7 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> d
                 code="area_min",
             )
         if amount > high:
-            raise BetRefused(
-                _("The maximum bet on %(area)s is %(max)s chips.")
-                % {"area": _label(area), "max": format_chips(high)},
-                code="area_max",
-            )
+            raise _area_max_refusal(area, high)
     total = sum(stakes.values())
     if total > limits.max_bet:
         raise _max_bet_refusal(limits)

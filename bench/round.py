@@ -167,6 +167,7 @@ def store_history(user, count: int) -> None:
     from games.baccarat.rules import play_coup
     from games.cards import new_shoe, shuffle
     from games.models import Round, Table
+    from games.services.baccarat import coup_record
 
     table = Table.objects.get(slug=SLUG)
     rng = random.Random(count)
@@ -196,21 +197,7 @@ def store_history(user, count: int) -> None:
                 balance_before=1_000_000,
                 balance_after=999_000,
                 outcome="lose",
-                cards=[str(c) for c in coup.cards_in_deal_order],
-                detail={
-                    "player": [str(c) for c in coup.player],
-                    "banker": [str(c) for c in coup.banker],
-                    "player_total": coup.player_total,
-                    "banker_total": coup.banker_total,
-                    "winner": coup.winner,
-                    "natural": coup.natural,
-                    "player_pair": coup.player_pair,
-                    "banker_pair": coup.banker_pair,
-                    "decks": 8,
-                },
-                winner=coup.winner,
-                player_pair=coup.player_pair,
-                banker_pair=coup.banker_pair,
+                **coup_record(coup, decks=8),
                 settled_at=now,
             )
         )

@@ -3,7 +3,6 @@ decision timeout taking the player off the table and back."""
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 
 import pytest
@@ -16,18 +15,9 @@ CLIENT_SEED = "war-browser"
 
 @cache
 def seed_for(case: str) -> str:
-    from games.verify import derive_shoe
-    from games.war.rules import first_cards_tied, play_war
+    from tests.seeds import find_seed, war_cases
 
-    for i in range(100_000):
-        seed = hashlib.sha256(f"war-browser-{i}".encode()).hexdigest()
-        shoe = derive_shoe(seed, CLIENT_SEED, 0, 6)
-        if first_cards_tied(shoe):
-            if case in ("tie", play_war(shoe, "war").result):
-                return seed
-        elif play_war(shoe, None).result == case:
-            return seed
-    raise AssertionError(case)
+    return find_seed("war-browser", CLIENT_SEED, 6, lambda shoe: case in war_cases(shoe))
 
 
 def shoe_of(case: str) -> list[str]:

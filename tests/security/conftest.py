@@ -9,7 +9,6 @@ shuffle). A fuzzed request is compared against a snapshot taken just before it.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,14 +75,10 @@ CLIENT_SEED = "security-sweep"
 @cache
 def war_seed(tied: bool) -> str:
     """A committed server seed whose first two War cards tie (or not)."""
-    from games.verify import derive_shoe
     from games.war.rules import first_cards_tied
+    from tests.seeds import find_seed
 
-    for i in range(100_000):
-        seed = hashlib.sha256(f"security-war-{i}".encode()).hexdigest()
-        if first_cards_tied(derive_shoe(seed, CLIENT_SEED, 0, 6)) == tied:
-            return seed
-    raise AssertionError("no such shoe")
+    return find_seed("security-war", CLIENT_SEED, 6, lambda shoe: first_cards_tied(shoe) == tied)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ reveal event.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -21,8 +20,8 @@ from channels.testing import WebsocketCommunicator
 from games.baccarat.rules import play_coup
 from games.models import Profile, Round
 from games.services import baccarat
-from games.verify import derive_shoe
 from tests.games.consumers.conftest import baccarat_socket
+from tests.seeds import find_seed
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -37,12 +36,12 @@ CARD = re.compile(r'id="bac-card-(\w\d)"[^>]*data-card="(\w\w)"')
 @cache
 def six_card_seed() -> str:
     """A shoe where both hands draw a third card (every reveal step is used)."""
-    for i in range(100_000):
-        seed = hashlib.sha256(f"baccarat-consumer-{i}".encode()).hexdigest()
-        coup = play_coup(derive_shoe(seed, CLIENT_SEED, 0, 8))
-        if len(coup.player) == 3 and len(coup.banker) == 3:
-            return seed
-    raise AssertionError("no six-card coup")
+
+    def six_cards(shoe) -> bool:
+        coup = play_coup(shoe)
+        return len(coup.player) == 3 and len(coup.banker) == 3
+
+    return find_seed("baccarat-consumer", CLIENT_SEED, 8, six_cards)
 
 
 @pytest.fixture

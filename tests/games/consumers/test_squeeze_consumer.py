@@ -9,7 +9,6 @@ real service, whose commit sends the reveal event (with the side to squeeze).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from functools import cache
@@ -22,8 +21,8 @@ from games.baccarat.rules import play_coup
 from games.consumers import baccarat as consumer
 from games.models import Profile, Round, Table
 from games.services import baccarat
-from games.verify import derive_shoe
 from tests.games.consumers.conftest import baccarat_socket
+from tests.seeds import find_seed
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -39,13 +38,12 @@ OPENED = re.compile(r'id="bac-card-(\w\d)"[^>]*data-card="(\w\w)"')
 def six_card_seed() -> str:
     """Both sides draw, and the Player's 2nd and 3rd cards appear nowhere else in
     the coup (so finding their code in a message can only mean they leaked)."""
-    for i in range(100_000):
-        seed = hashlib.sha256(f"squeeze-consumer-{i}".encode()).hexdigest()
-        coup = play_coup(derive_shoe(seed, CLIENT_SEED, 0, 8))
-        codes = [str(c) for c in coup.cards_in_deal_order]
-        if len(codes) == 6 and codes.count(codes[2]) == 1 and codes.count(codes[4]) == 1:
-            return seed
-    raise AssertionError("no six-card coup")
+
+    def unique_peels(shoe) -> bool:
+        codes = [str(c) for c in play_coup(shoe).cards_in_deal_order]
+        return len(codes) == 6 and codes.count(codes[2]) == 1 and codes.count(codes[4]) == 1
+
+    return find_seed("squeeze-consumer", CLIENT_SEED, 8, unique_peels)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ time runs out, and leaves them alone when they decide in time."""
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 
 import pytest
@@ -16,8 +15,8 @@ from games.consumers.war import TIMEOUT_CLOSE_CODE, UNAUTHENTICATED_CLOSE_CODE
 from games.models import Profile, Round
 from games.routing import websocket_urlpatterns
 from games.services import war
-from games.verify import derive_shoe
 from games.war.rules import first_cards_tied
+from tests.seeds import find_seed
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -27,11 +26,7 @@ pytestmark = [
 
 @cache
 def tie_seed() -> str:
-    for i in range(100_000):
-        seed = hashlib.sha256(f"war-consumer-{i}".encode()).hexdigest()
-        if first_cards_tied(derive_shoe(seed, "consumer", 0, 6)):
-            return seed
-    raise AssertionError("no tie")
+    return find_seed("war-consumer", "consumer", 6, first_cards_tied)
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from games.services import baccarat
 from games.services.baccarat import SqueezeWish, squeeze_side
 from games.verify import derive_shoe
 from games.views import baccarat as views
+from tests.seeds import find_seed
 
 CLIENT_SEED = "squeeze-tests"
 CHIP = 100
@@ -267,12 +268,12 @@ def twin_seeds(decks: int = 1) -> tuple[str, str]:
 
 @cache
 def six_card_seed(decks: int = 8) -> str:
-    for i in range(100_000):
-        seed = _seed("six", i)
-        coup = play_coup(derive_shoe(seed, CLIENT_SEED, 0, decks))
-        if len(coup.player) == 3 and len(coup.banker) == 3:
-            return seed
-    raise AssertionError("no six-card coup")
+
+    def six_cards(shoe) -> bool:
+        coup = play_coup(shoe)
+        return len(coup.player) == 3 and len(coup.banker) == 3
+
+    return find_seed("squeeze-six", CLIENT_SEED, decks, six_cards)
 
 
 def use_seed(user, seed: str) -> None:

@@ -9,7 +9,6 @@ is set to use that seed next.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 import subprocess
@@ -26,7 +25,7 @@ from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services import war
 from games.services.tables import save_table, table_snapshot
 from games.verify import derive_shoe
-from games.war.rules import first_cards_tied, play_war
+from tests.seeds import find_seed, war_cases
 
 ROOT = Path(__file__).resolve().parents[3]
 CLIENT_SEED = "war-tests"
@@ -37,15 +36,7 @@ CHIP = 100
 def seed_for(case: str, decks: int = 6) -> str:
     """A server seed whose shoe (client seed CLIENT_SEED, nonce 0) deals ``case``:
     a result of ``play_war`` ("win", "lose", "war_win", ...) or "tie"."""
-    for i in range(100_000):
-        seed = hashlib.sha256(f"war-test-{i}".encode()).hexdigest()
-        shoe = derive_shoe(seed, CLIENT_SEED, 0, decks)
-        if first_cards_tied(shoe):
-            if case in ("tie", "surrender", play_war(shoe, "war").result):
-                return seed
-        elif play_war(shoe, None).result == case:
-            return seed
-    raise AssertionError(f"no seed deals {case}")
+    return find_seed("war-test", CLIENT_SEED, decks, lambda shoe: case in war_cases(shoe))
 
 
 def shoe_of(case: str) -> list[str]:

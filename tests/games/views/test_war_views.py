@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from functools import cache
 
 import pytest
@@ -12,9 +11,8 @@ from django.urls import reverse
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services import war
 from games.services.tables import decimal_pays
-from games.verify import derive_shoe
 from games.war.odds import exact_edge
-from games.war.rules import first_cards_tied, play_war
+from tests.seeds import find_seed, war_cases
 
 CLIENT_SEED = "war-views"
 HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
@@ -23,15 +21,7 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 
 @cache
 def seed_for(case: str) -> str:
-    for i in range(100_000):
-        seed = hashlib.sha256(f"war-views-{i}".encode()).hexdigest()
-        shoe = derive_shoe(seed, CLIENT_SEED, 0, 6)
-        if first_cards_tied(shoe):
-            if case in ("tie", play_war(shoe, "war").result):
-                return seed
-        elif play_war(shoe, None).result == case:
-            return seed
-    raise AssertionError(case)
+    return find_seed("war-views", CLIENT_SEED, 6, lambda shoe: case in war_cases(shoe))
 
 
 def next_shoe(user, case: str) -> None:

@@ -25,3 +25,7 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+from casino.startup import prepare_process  # noqa: E402
+
+prepare_process()

@@ -34,6 +34,7 @@ from games.services.rounds import (
     lock_profile,
     lock_wallet,
     next_seq,
+    remember,
     require_open,
     round_max_bet,
     take_seeds,
@@ -402,6 +403,8 @@ def do_place_bet(
     maybe_fail("baccarat.after_debit")
     if posted != balance_after:  # impossible while the wallet is locked; never store a lie
         raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")
+    wallet.balance = posted
+    remember(user, wallet=wallet, profile=profile)
     # Decided after the coup is settled and from the stakes only: the squeeze
     # can never change a result, it only pauses the reveal for the peel.
     side = squeeze_side(stakes=stakes, threshold=version.squeeze_threshold, wish=squeeze)

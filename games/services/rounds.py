@@ -56,6 +56,35 @@ def lock_profile(user: AbstractBaseUser) -> Profile:
     return Profile.objects.select_for_update().get(user=user)
 
 
+def remember(
+    user: AbstractBaseUser, *, wallet: Wallet | None = None, profile: Profile | None = None
+) -> None:
+    """Keep the rows a round's transaction locked and changed on ``user``, as
+    ``user.wallet`` (with the posted balance) and ``user.profile`` (with the
+    next seed), so that the answer to the request shows them without reading
+    them again. Called at the end of the round's transaction."""
+    if wallet is not None:
+        user.wallet = wallet
+    if profile is not None:
+        user.profile = profile
+
+
+def player_rows(user: AbstractBaseUser) -> tuple[Wallet, Profile]:
+    """The player's wallet and profile as this request has them: read with
+    the user when the request began (``casino.auth``), or as the request's
+    round left them (``remember``). An account made outside sign-up
+    (``createsuperuser``) gets its wallet and profile here."""
+    try:
+        return user.wallet, user.profile
+    except (Wallet.DoesNotExist, Profile.DoesNotExist):
+        from games.services.wallet import open_account
+
+        wallet = open_account(user=user)
+        profile = Profile.objects.get(user=user)
+        remember(user, wallet=wallet, profile=profile)
+        return wallet, profile
+
+
 def take_seeds(profile: Profile) -> Seeds:
     """Use the committed server seed for this round and commit the next one.
 

@@ -315,6 +315,8 @@ def deal(
     balance_after = post(wallet_id=wallet.pk, postings=postings, round=rnd)
     if balance_after != expected:  # impossible while the wallet is locked; never store a lie
         raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")
+    wallet.balance = balance_after
+    rounds.remember(user, wallet=wallet, profile=profile)
     if tied:
         _notify(user.pk, table.slug)
     return rnd
@@ -422,6 +424,8 @@ def decide(
             "decision_deadline",
         ]
     )
+    wallet.balance = balance_after
+    rounds.remember(user, wallet=wallet)
     _notify(user.pk, rnd.table.slug)
     return rnd
 

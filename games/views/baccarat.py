@@ -42,12 +42,11 @@ from games.baccarat.rules import AREAS, play_coup, points
 from games.cards import Card, server_seed_hash
 from games.errors import GameError
 from games.labels import AREA_LABELS, WINNER_LABELS
-from games.models import UNITS_PER_CHIP, Game, Profile, Round, Table, Wallet
+from games.models import UNITS_PER_CHIP, Game, Profile, Round, Table
 from games.selectors import roads as road_selectors
 from games.services import baccarat as service
-from games.services.rounds import current_version, require_open
+from games.services.rounds import current_version, player_rows, require_open
 from games.services.tables import decimal_pays
-from games.services.wallet import open_account
 
 logger = logging.getLogger(__name__)
 
@@ -654,10 +653,7 @@ def _table(slug: str) -> Table:
 
 
 def _balance(user: AbstractBaseUser) -> int:
-    balance = Wallet.objects.filter(user=user).values_list("balance", flat=True).first()
-    if balance is None:  # an account made outside sign-up (createsuperuser)
-        balance = open_account(user=user).balance
-    return balance
+    return player_rows(user)[0].balance
 
 
 def slip_context(
@@ -669,7 +665,8 @@ def slip_context(
     note: str = "",
 ) -> dict[str, Any]:
     version = current_version(table)
-    limits = service.bet_limits(user=request.user, version=version)
+    profile = player_rows(request.user)[1]
+    limits = service.bet_limits(user=request.user, version=version, profile=profile)
     return {
         "table": table,
         "version_decks": version.decks,
@@ -791,7 +788,7 @@ def table(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, exc.message)
         return redirect("lobby")
     balance = _balance(request.user)
-    profile = Profile.objects.get(user=request.user)
+    profile = player_rows(request.user)[1]
     slip = load_slip(request, table)
     save_slip(request, table, slip)
     visit = new_visit(request, table)  # a new visit: a clip watched before no longer counts
@@ -861,7 +858,9 @@ def slip(request: HttpRequest, slug: str) -> HttpResponse:
                 bets=slip.bets,
                 area=area,
                 amount=slip.chip * slip.mult * UNITS_PER_CHIP,
-                limits=service.bet_limits(user=request.user, version=version),
+                limits=service.bet_limits(
+                    user=request.user, version=version, profile=player_rows(request.user)[1]
+                ),
                 balance=_balance(request.user),
             )
         elif action == "mult":
@@ -876,7 +875,9 @@ def slip(request: HttpRequest, slug: str) -> HttpResponse:
             version = current_version(table)
             slip.bets, capped = service.fit_bets(
                 wanted={a: amount * factor for a, amount in last.bets.items()},
-                limits=service.bet_limits(user=request.user, version=version),
+                limits=service.bet_limits(
+                    user=request.user, version=version, profile=player_rows(request.user)[1]
+                ),
                 balance=_balance(request.user),
             )
             if capped:
@@ -922,13 +923,12 @@ def bet(request: HttpRequest, slug: str) -> HttpResponse:
     if not request.htmx:
         return redirect(table.get_absolute_url())
     # The fresh slip, and the hash of the server seed committed for the next round.
-    next_seed, client_seed = Profile.objects.values_list("next_server_seed", "client_seed").get(
-        user=request.user
-    )
+    # After a round, the profile as the round left it (rounds.remember).
+    profile = player_rows(request.user)[1]
     fairness = {
         "table": table,
-        "seed_hash": server_seed_hash(bytes.fromhex(next_seed)),
-        "client_seed": client_seed,
+        "seed_hash": server_seed_hash(bytes.fromhex(profile.next_server_seed)),
+        "client_seed": profile.client_seed,
         "csrf_token": get_token(request),
         "oob": True,
     }

@@ -20,7 +20,7 @@ from django_htmx.http import reswap, retarget
 from games.cards import Card, server_seed_hash
 from games.errors import GameError
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
-from games.models import UNITS_PER_CHIP, Game, Profile, Round, Table, TableVersion, Wallet
+from games.models import UNITS_PER_CHIP, Game, Profile, Round, Table, TableVersion
 from games.services import rounds
 from games.services import war as war_service
 from games.services.tables import decimal_pays
@@ -134,7 +134,9 @@ def _context(
     message_level: str = "",
 ) -> dict[str, Any]:
     version = rnd.version if rnd is not None else rounds.current_version(table)
-    balance = Wallet.objects.values_list("balance", flat=True).get(user=request.user)
+    # As the round this request played left them, if it played one (rounds.remember).
+    wallet, profile = rounds.player_rows(request.user)
+    balance = wallet.balance
     view = round_view(rnd, fresh_from=fresh_from)
     if view is not None and view["status"] == Round.Status.OPEN:
         view["can_war"] = balance >= view["ante"]
@@ -148,7 +150,6 @@ def _context(
             .order_by("-id")
             .first()
         )
-    profile = Profile.objects.get(user=request.user)
     return {
         "table": table,
         "version": version,

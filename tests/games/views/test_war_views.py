@@ -8,6 +8,7 @@ from functools import cache
 import pytest
 from django.urls import reverse
 
+from games.cards import server_seed_hash
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services import war
 from games.services.tables import decimal_pays
@@ -75,6 +76,10 @@ def test_deal_shows_the_cards_the_result_and_the_new_balance(client, player, tab
     assert 'data-testid="war-payout">20<' in body
     assert 'id="header-balance"' in body and 'hx-swap-oob="true"' in body
     assert 'data-testid="header-balance">1,010<' in body
+    # The hash committed for the next round, not the one this round used.
+    seed = Profile.objects.get(user=player).next_server_seed
+    assert f'data-testid="next-seed-hash">{server_seed_hash(bytes.fromhex(seed))}<' in body
+    assert rnd.server_seed_hash not in body
 
 
 def test_a_refused_deal_says_why_and_changes_nothing(client, player, table):

@@ -45,6 +45,12 @@ start() {
     redis-server --port "$redisport" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
       --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir"
     for _ in $(seq 50); do redis-cli -p "$redisport" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    if ! redis-cli -p "$redisport" ping >/dev/null 2>&1; then
+      # e.g. the port is taken (it is in the kernel's range for outgoing connections)
+      echo "Redis did not start on port $redisport; the end of $dir/redis.log:" >&2
+      tail -n 5 "$dir/redis.log" >&2
+      exit 1
+    fi
   fi
   echo "DATABASE_URL=postgres://postgres@127.0.0.1:$pgport/casino"
   echo "REDIS_URL=redis://127.0.0.1:$redisport/0"

@@ -323,10 +323,13 @@ if not DEBUG:
 # --- The casino's own settings ---------------------------------------------
 # Worker threads per server process: for HTTP requests (casino/handler.py;
 # more requests wait their turn) and for the sockets' reads and renders
-# (games/consumers/threads.py). A few each: the process has one GIL, and the
-# event loop needs its share of it to move websocket frames.
-CASINO_HTTP_CONCURRENCY = envint("CASINO_HTTP_CONCURRENCY", 4, minimum=1)
-CASINO_SOCKET_THREADS = envint("CASINO_SOCKET_THREADS", 4, minimum=1)
+# (games/consumers/threads.py). One each by default: the process has one GIL,
+# and every query's answer waits for it, so more threads mostly wait for each
+# other (bench/load.py, 200 paced players on the 2-worker cluster: p99 114 ms
+# with one each, 205 ms with two, 330-410 ms with four). A long request (a
+# big CSV export) holds its process meanwhile: scale with processes (WORKERS).
+CASINO_HTTP_CONCURRENCY = envint("CASINO_HTTP_CONCURRENCY", 1, minimum=1)
+CASINO_SOCKET_THREADS = envint("CASINO_SOCKET_THREADS", 1, minimum=1)
 # Amounts are in chips here; the wallet stores minor units (1 chip = 100).
 CASINO_STARTING_CHIPS = envint("CASINO_STARTING_CHIPS", 10_000, minimum=0)
 CASINO_DAILY_TOPUP_CHIPS = envint("CASINO_DAILY_TOPUP_CHIPS", 1_000, minimum=0)

@@ -30,16 +30,17 @@ alternately:
   sending DEAL to the response carrying the settled round (both requests for
   a tie).
 
-Between rounds each player waits ``--think`` seconds (default 3, uniformly
-0.5x-1.5x of it). Without ``--pace`` that stands in both for what the zero
-reveal delay took out (a Baccarat reveal paces 4-6 cards at 0.6 s each, the
-War deal animates its cards 0.35 s apart) and for placing the next chips:
-one round every 3-4 s, as a player on fast play who keeps pressing REBET.
-With ``--pace 0.6`` each player first waits out the pacing the site shows at
-normal speed (the reveal's frames but the last at 0.6 s each; 0.35 s per War
-card after the first), then thinks. Each player starts at a random moment within one think time, so the traffic is steady
-from the first second. With ``--think 0`` the players form a closed loop
-that saturates the server and the latency is mostly queueing.
+After each round a player first waits out the pacing the site shows at its
+default speed (``--pace``, default 0.6 s per reveal step: every Baccarat
+frame but the result, and 0.35 s per War card after the first), as the
+table does not take a BET while a reveal is running; then thinks for
+``--think`` seconds (default 6, uniformly 0.5x-1.5x of it) while placing the
+next chips. That is one round every 3-13 s per player, about 450 an hour.
+``--pace 0 --think 3`` is a player on fast play who keeps pressing REBET,
+one round every 3-4 s (the fast reveal is hidden in the think time). Each
+player starts at a random moment within one think time, so the traffic is
+steady from the first second. With ``--pace 0 --think 0`` the players form a
+closed loop that saturates the server and the latency is mostly queueing.
 
 JSON fields: ``players``, ``rounds`` (completed in the window, both games),
 ``rounds_per_s``, ``p50_ms`` / ``p99_ms`` (every round, bet to result),
@@ -869,17 +870,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--think",
         type=float,
-        default=3.0,
-        help="mean seconds a player waits between rounds, standing in for the reveal's "
-        "card-by-card pacing and for placing chips (0: as fast as the server answers)",
+        default=6.0,
+        help="mean seconds a player takes to place the next chips after a round's "
+        "pacing (0: as fast as the server answers)",
     )
     parser.add_argument(
         "--pace",
         type=float,
-        default=0.0,
+        default=0.6,
         help="seconds per card of the reveal's pacing that each player waits out after a "
-        "round, as a player at the real site watches it (0.6 is the site's default; "
-        "0: not waited, --think alone stands in for it)",
+        "round, as the table does (0.6: the site's default speed; 0: not waited, as a "
+        "player on fast play with --think standing in for the short reveal)",
     )
     parser.add_argument("--timeout", type=float, default=15.0, help="seconds per request/result")
     parser.add_argument("--signup-concurrency", type=int, default=8)

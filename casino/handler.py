@@ -15,9 +15,9 @@ the response, which gives the database connection back. The event loop then
 sends it as Django's own handler does.
 
 The workers are a fixed pool of ``CASINO_HTTP_CONCURRENCY`` threads per
-process, reused from request to request; requests beyond that wait their
-turn on the event loop, in arrival order. Under load that keeps a few
-threads busy instead of a hundred fighting over the GIL and the database.
+process (one by default), reused from request to request; requests beyond
+that wait their turn on the event loop, in arrival order. Under load that
+keeps one thread busy instead of many fighting over the GIL.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Where the consumers' database and template work runs.
 
-``channels.db.database_sync_to_async`` is thread-sensitive by default: every
-call from every socket of a worker process queues on one shared thread, so
-one slow reveal delays every other player's. The consumers hold no state
-that needs a particular thread (each call reads the database afresh and
-Django gives every thread its own connection), so they run on a pool of a
-few threads of their own instead, several at a time. Connections are still
-closed (or given back to the pool) around each call, as
-``database_sync_to_async`` does.
+``channels.db.database_sync_to_async`` is thread-sensitive by default: its
+calls queue on the one thread a process keeps for such work, shared with
+whatever else uses it. The consumers hold no state that needs a particular
+thread (each call reads the database afresh and Django gives every thread
+its own connection), so they run on a pool of their own instead, sized by
+``CASINO_SOCKET_THREADS`` (one thread by default: with the GIL, more threads
+mostly wait for each other). Connections are still closed (or given back to
+the pool) around each call, as ``database_sync_to_async`` does.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-# Threads per process for the sockets' work (CASINO_SOCKET_THREADS): a few,
-# so that they and the HTTP workers (casino/handler.py) leave the event loop
-# its share of the GIL.
+# Threads per process for the sockets' work (CASINO_SOCKET_THREADS): few, so
+# that they and the HTTP workers (casino/handler.py) leave the event loop its
+# share of the GIL.
 _pool: ThreadPoolExecutor | None = None
 
 

@@ -87,7 +87,10 @@ http {
   uwsgi_temp_path $DIR/tmp;
   scgi_temp_path $DIR/tmp;
   map \$http_upgrade \$connection_upgrade { default upgrade; '' ''; }
+  # Each worker serves one request at a time (CASINO_HTTP_CONCURRENCY=1):
+  # send a request to the one with fewer in flight rather than in turn.
   upstream casino {
+    least_conn;
 $upstream    keepalive 64;
   }
   server {

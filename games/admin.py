@@ -52,7 +52,7 @@ from games.services.dashboard import (
     live_paytable,
 )
 from games.services.tables import PRESETS, save_table, table_snapshot
-from games.templatetags.chips import format_chips
+from games.display import format_chips
 
 LIVE_RTP_TEMPLATE = "admin/games/table/change_form.html"
 # "Start from preset" on the add page: the SPEC presets by a short name.

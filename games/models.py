@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-UNITS_PER_CHIP = 100
+from games.display import UNITS_PER_CHIP as UNITS_PER_CHIP  # re-exported
 
 
 class Game(models.TextChoices):

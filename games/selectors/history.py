@@ -590,7 +590,7 @@ def _compare_returns(stored: Mapping[str, Any], derived: Mapping[str, int] | Non
 
 
 def _chips(units: int) -> str:
-    from games.templatetags.chips import format_chips
+    from games.display import format_chips
 
     return format_chips(units)
 

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile, Table
-from games.templatetags.chips import format_chips
+from games.display import format_chips
 
 WEEK_ZONE = ZoneInfo("America/New_York")
 WEEK_STARTS_ON = 4  # Friday (Monday is 0)

@@ -40,7 +40,7 @@ from games.services.rounds import (
     take_seeds,
 )
 from games.services.tables import decimal_pays
-from games.templatetags.chips import format_chips
+from games.display import format_chips
 
 logger = logging.getLogger(__name__)
 

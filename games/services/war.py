@@ -38,7 +38,7 @@ from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Profile, Round, Tabl
 from games.services import rounds
 from games.services.tables import decimal_pays
 from games.services.wallet import Posting, post
-from games.templatetags.chips import format_chips
+from games.display import format_chips
 from games.verify import derive_shoe
 from games.war.rules import BURNS, DECISIONS, WarRound, play_war, rank_value, settle_war
 

@@ -27,7 +27,7 @@ from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Table, Wallet
 from games.services.dashboard import PAY_KEYS, dashboard_periods, live_paytable
 from games.services.wallet import adjust_balance
-from games.templatetags.chips import format_chips
+from games.display import format_chips
 
 
 def _require_table_view(request: HttpRequest) -> None:

@@ -170,15 +170,15 @@ def test_the_summary_adds_up_the_filter(client, alice, bob):
     client.force_login(alice)
     everything = client.get(reverse("history_summary"), **HTMX).content.decode()
     assert 'data-testid="summary-rounds">3<' in everything
-    assert 'data-testid="summary-bet">18.5<' in everything
+    assert 'data-testid="summary-bet">18.50<' in everything
     assert 'data-testid="summary-return">26<' in everything
-    assert 'data-testid="summary-net" class="net">+7.5<' in everything
+    assert 'data-testid="summary-net" class="net">+7.50<' in everything
     baccarat = client.get(
         reverse("history_summary"), {"game": "baccarat", "result": "lose"}, **HTMX
     )
     body = baccarat.content.decode()
     assert 'data-testid="summary-rounds">1<' in body
-    assert 'data-testid="summary-net" class="net">-5.5<' in body
+    assert 'data-testid="summary-net" class="net">-5.50<' in body
 
 
 def test_a_bad_filter_is_explained_and_does_not_filter(client, alice):

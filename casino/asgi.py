@@ -1,31 +1,31 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django's own handler, websockets through
+Channels (``make run``: one daphne serves both; the cluster sends only
+``/ws/`` here and HTTP to gunicorn, casino/wsgi.py).
+
+A socket is let in only from the site's own pages (casino/origin.py: scheme,
+host and port), with the session cookie (``AuthMiddlewareStack``).
+"""
 
 from __future__ import annotations
 
 import os
 
+from django.core.asgi import get_asgi_application
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
-from casino.handler import get_application  # noqa: E402
-
 # Django must be set up before the consumers (and their models) are imported.
-django_asgi_app = get_application()
+django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from casino.origin import SiteOriginValidator  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
-
-from casino.startup import prepare_process  # noqa: E402
-
-prepare_process()

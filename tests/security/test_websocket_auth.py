@@ -2,8 +2,10 @@
 pages, and carry only that player's rounds.
 
 Every socket here goes through the real ``casino.asgi.application``: the
-origin check (``AllowedHostsOriginValidator``), the session cookie
-(``AuthMiddlewareStack``) and the routing, as a browser's would.
+origin check (casino/origin.py: scheme, host and port), the session cookie
+(``AuthMiddlewareStack``) and the routing, as a browser's would. A socket
+refused before its handshake completes is answered 403 by the server
+(checked over a real server in tests/casino/test_production.py).
 """
 
 from __future__ import annotations
@@ -43,9 +45,13 @@ async def session_key(user) -> str:
 
 
 def socket(
-    path: str, *, session: str | None = None, origin: bytes | None = OWN_ORIGIN
+    path: str,
+    *,
+    session: str | None = None,
+    origin: bytes | None = OWN_ORIGIN,
+    host: bytes = b"localhost:8000",
 ) -> WebsocketCommunicator:
-    headers = [(b"host", b"localhost:8000"), (b"accept-language", b"en")]
+    headers = [(b"host", host), (b"accept-language", b"en")]
     if origin is not None:
         headers.append((b"origin", origin))
     if session is not None:
@@ -63,11 +69,54 @@ async def refused(communicator: WebsocketCommunicator) -> bool:
 @pytest.mark.parametrize("path", SOCKETS)
 async def test_it_lets_the_logged_in_player_in_from_the_sites_own_pages(make_player, path):
     key = await session_key(await database_sync_to_async(make_player)())
-    for origin in (OWN_ORIGIN, b"http://127.0.0.1:8000", b"https://localhost"):
-        communicator = socket(path, session=key, origin=origin)
+    # The page's origin is the origin the socket is served on.
+    for host, origin in (
+        (b"localhost:8000", OWN_ORIGIN),
+        (b"127.0.0.1:8000", b"http://127.0.0.1:8000"),
+        (b"localhost", b"http://localhost"),
+        (b"localhost", b"http://localhost:80"),
+    ):
+        communicator = socket(path, session=key, origin=origin, host=host)
         connected, _ = await communicator.connect(timeout=3)
         assert connected, origin
         await communicator.disconnect()
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_it_refuses_another_port_or_scheme_of_the_sites_host(make_player, path):
+    """Another port of an allowed host is another origin (another program on
+    the player's machine, a forgotten test server), and so is the other scheme."""
+    key = await session_key(await database_sync_to_async(make_player)())
+    for origin in (
+        b"http://localhost:1",
+        b"http://localhost:8001",
+        b"http://localhost",
+        b"https://localhost:8000",
+        b"https://localhost",
+        b"ws://localhost:8000",
+        b"http://127.0.0.1:8000",  # another host name of the same machine
+        b"http://localhost:notaport",
+    ):
+        assert await refused(socket(path, session=key, origin=origin)), origin
+
+
+async def test_an_origin_listed_as_trusted_is_let_in(make_player, settings):
+    """An operator serving the pages from another origin lists it in
+    CSRF_TRUSTED_ORIGINS (as Django wants for form posts); only that origin."""
+    settings.CSRF_TRUSTED_ORIGINS = ["https://casino.example"]
+    key = await session_key(await database_sync_to_async(make_player)())
+    communicator = socket(BACCARAT_SOCKET, session=key, origin=b"https://casino.example")
+    assert (await communicator.connect(timeout=3))[0]
+    await communicator.disconnect()
+    for origin in (b"http://casino.example", b"https://casino.example:8443"):
+        assert await refused(socket(BACCARAT_SOCKET, session=key, origin=origin)), origin
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_a_host_outside_allowed_hosts_gets_no_socket(make_player, path):
+    key = await session_key(await database_sync_to_async(make_player)())
+    evil = b"evil.example:8000"
+    assert await refused(socket(path, session=key, origin=b"http://" + evil, host=evil))
 
 
 @pytest.mark.parametrize("path", SOCKETS)

@@ -1,16 +1,16 @@
-"""HTTP through ``casino.asgi.application`` as daphne serves it: the whole
-synchronous stack in one hop per request (``casino.handler``).
+"""HTTP through ``casino.asgi.application`` as daphne serves it under
+``make run`` (Django's own ASGI handler).
 
 These go through the real ASGI application (not Django's test client, which
 has a handler of its own), so they check what a browser gets from the
 server: middleware headers, cookies, redirects, forms, the CSV stream, and
 that each request ends (``request_finished``, which gives the database
-connection back) exactly once.
+connection back) exactly once. The cluster's gunicorn side is checked by
+tests/casino/test_wsgi.py and, served for real, by tests/engines/test_cluster.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 from urllib.parse import urlencode
 
@@ -21,7 +21,6 @@ from django.core.signals import request_finished
 from django.test import Client
 
 from casino.asgi import application
-from casino.handler import SyncStackHandler
 from games.models import Round, Table
 from games.services import war as war_service
 
@@ -166,17 +165,3 @@ async def test_the_csv_export_streams_whole_and_ends_once(make_player, finished)
     rounds = await database_sync_to_async(Round.objects.filter(player=user).count)()
     assert len(lines) == 1 + rounds  # the header and one line per round
     assert finished["n"] == 1
-
-
-async def test_requests_over_the_concurrency_limit_wait_their_turn(settings, finished):
-    """With one slot, ten requests at once are all answered, one at a time."""
-    settings.CASINO_HTTP_CONCURRENCY = 1
-    handler = SyncStackHandler()
-    assert handler.threads == 1
-
-    async def one() -> int:
-        return (await call("/accounts/login/", app=handler))["status"]
-
-    statuses = await asyncio.gather(*(one() for _ in range(10)))
-    assert statuses == [200] * 10
-    assert finished["n"] == 10

@@ -8,6 +8,7 @@ stops start-up with a message naming the variable.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
@@ -58,7 +59,9 @@ def envlist(name: str, default: list[str]) -> list[str]:
 
 
 DEBUG = envbool("DJANGO_DEBUG", True)
-TESTING = envbool("CASINO_TESTING", False)
+# Under pytest unless told otherwise: the tests' own settings (no throttle on
+# credential posts, plain static storage) apply; see CASINO_CREDENTIAL_POSTS.
+TESTING = envbool("CASINO_TESTING", "pytest" in sys.modules)
 
 _DEV_SECRET = "dev-only-insecure-secret-key-do-not-use-in-production-0123456789"
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
@@ -90,6 +93,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    "casino.apps.CasinoConfig",
     "games",
 ]
 
@@ -104,6 +108,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "casino.throttle.CredentialThrottleMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -223,8 +228,19 @@ if REDIS_URL:
             },
         }
     }
+    # One cache for every process of the cluster: the credential throttle's
+    # counters (casino/throttle.py) and axes' must be shared to mean anything.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "casino",
+        }
+    }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # One process (make run): its own memory is the whole site's cache.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- Auth -------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
@@ -243,7 +259,18 @@ LOGOUT_REDIRECT_URL = "login"
 
 AXES_FAILURE_LIMIT = envint("CASINO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = 0.25  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# A username from one address, and an address whatever the usernames: failed
+# logins spread over many usernames lock the address after
+# CASINO_ADDRESS_FAILURE_LIMIT of them (casino/lockout.py).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "casino.lockout.AddressLockoutHandler"
+CASINO_ADDRESS_FAILURE_LIMIT = envint("CASINO_ADDRESS_FAILURE_LIMIT", 20, minimum=1)
+# Anonymous credential posts (login, sign-up, the admin's login) per client
+# address per minute, counted in the cache before any password is hashed
+# (casino/throttle.py); more get a 429. The cluster's nginx applies the same
+# rate in front (ops/cluster.sh). 0 turns the Django check off (the tests
+# do, except the throttle's own).
+CASINO_CREDENTIAL_POSTS = envint("CASINO_CREDENTIAL_POSTS", 0 if TESTING else 10, minimum=0)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
@@ -267,8 +294,8 @@ USE_TZ = True
 # --- Static -----------------------------------------------------------------
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
-STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on a missing root
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", "") or BASE_DIR / "staticfiles")
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on a missing root
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -278,7 +305,15 @@ STORAGES = {
     },
 }
 
+# Hashed names with far-future caching (whitenoise) whenever DEBUG is off:
+# `make setup` collects them (collectstatic) into STATIC_ROOT.
+
 # --- Security ---------------------------------------------------------------
+# Request bodies: the largest form the site has is a few kilobytes; nginx
+# refuses bigger bodies in the cluster (client_max_body_size) with the same
+# limit.
+CASINO_MAX_BODY_BYTES = envint("CASINO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = CASINO_MAX_BODY_BYTES
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
@@ -321,14 +356,10 @@ if not DEBUG:
     CSRF_COOKIE_SECURE = envbool("DJANGO_SECURE_COOKIES", True)
 
 # --- The casino's own settings ---------------------------------------------
-# Worker threads per server process: for HTTP requests (casino/handler.py;
-# more requests wait their turn) and for the sockets' reads and renders
-# (games/consumers/threads.py). One each by default: the process has one GIL,
-# and every query's answer waits for it, so more threads mostly wait for each
-# other (bench/load.py, 200 paced players on the 2-worker cluster: p99 114 ms
-# with one each, 205 ms with two, 330-410 ms with four). A long request (a
-# big CSV export) holds its process meanwhile: scale with processes (WORKERS).
-CASINO_HTTP_CONCURRENCY = envint("CASINO_HTTP_CONCURRENCY", 1, minimum=1)
+# Worker threads per socket server process for the sockets' reads and renders
+# (games/consumers/threads.py). One by default: the process has one GIL, and
+# every query's answer waits for it, so more threads mostly wait for each
+# other. HTTP scales with gunicorn's processes (HTTP_WORKERS in the cluster).
 CASINO_SOCKET_THREADS = envint("CASINO_SOCKET_THREADS", 1, minimum=1)
 # Amounts are in chips here; the wallet stores minor units (1 chip = 100).
 CASINO_STARTING_CHIPS = envint("CASINO_STARTING_CHIPS", 10_000, minimum=0)
@@ -336,6 +367,9 @@ CASINO_DAILY_TOPUP_CHIPS = envint("CASINO_DAILY_TOPUP_CHIPS", 1_000, minimum=0)
 # Seconds between two cards of the reveal (normal and fast-forward).
 CASINO_REVEAL_DELAY = float(os.environ.get("CASINO_REVEAL_DELAY", "0.6"))
 CASINO_REVEAL_FAST_DELAY = float(os.environ.get("CASINO_REVEAL_FAST_DELAY", "0.1"))
+# An open socket re-reads its session this often (and at its expiry), and is
+# closed once the session is gone (games/consumers/session.py).
+CASINO_SOCKET_SESSION_CHECK = float(os.environ.get("CASINO_SOCKET_SESSION_CHECK", "60"))
 
 LOGGING = {
     "version": 1,

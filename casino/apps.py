@@ -1,0 +1,16 @@
+"""The project package as an app, so that its signal handlers are connected
+in every process that runs Django (servers, management commands, tests)."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class CasinoConfig(AppConfig):
+    name = "casino"
+    verbose_name = "Casino site"
+
+    def ready(self) -> None:
+        from casino import sockets
+
+        sockets.connect()

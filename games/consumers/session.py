@@ -1,0 +1,92 @@
+"""A table socket lives only as long as the session that opened it.
+
+``SessionBoundSocket`` goes before ``AsyncWebsocketConsumer`` in a
+consumer's bases. For a logged-in socket it
+
+* joins the session's and the player's groups (casino/sockets.py) before the
+  consumer's own ``connect`` runs, so logging out in another tab, a password
+  change or an operator deactivating the account closes it at once, on
+  whichever worker it is;
+* re-reads the session when it expires (and every
+  ``CASINO_SOCKET_SESSION_CHECK`` seconds), since an idle session ends with
+  no event, and closes the socket once the session is gone or expired;
+* sends nothing once the session has ended, so no push reaches a closed
+  session even if one was already on its way.
+
+The socket closes with ``SESSION_END_CLOSE_CODE``; the page's next load
+takes the player to the login page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+from importlib import import_module
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.utils import timezone
+
+from casino.sockets import session_group, user_group
+
+SESSION_END_CLOSE_CODE = 4001
+
+
+@database_sync_to_async
+def stored_expiry(session_key: str) -> dt.datetime | None:
+    """When the stored session expires (None: it is gone)."""
+    model = import_module(settings.SESSION_ENGINE).SessionStore.get_model_class()
+    return (
+        model.objects.filter(session_key=session_key).values_list("expire_date", flat=True).first()
+    )
+
+
+class SessionBoundSocket:
+    """Mixin for an ``AsyncWebsocketConsumer`` (see the module docstring)."""
+
+    session_key: str | None = None
+    session_ended: bool = False
+    session_watch: asyncio.Task | None = None
+
+    async def websocket_connect(self, message) -> None:
+        user = self.scope.get("user")
+        key = getattr(self.scope.get("session"), "session_key", None)
+        if user is not None and user.is_authenticated and key:
+            self.session_key = key
+            self.groups = [*self.groups, session_group(key), user_group(user.pk)]
+        await super().websocket_connect(message)
+
+    async def accept(self, subprotocol=None, headers=None) -> None:
+        await super().accept(subprotocol, headers)
+        if self.session_key and self.session_watch is None:
+            self.session_watch = asyncio.create_task(self._watch_session())
+
+    async def websocket_disconnect(self, message) -> None:
+        watch = self.session_watch
+        if watch is not None and watch is not asyncio.current_task():
+            watch.cancel()
+        await super().websocket_disconnect(message)
+
+    async def send(self, text_data=None, bytes_data=None, close=False) -> None:
+        if self.session_ended:
+            return
+        await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+
+    async def session_end(self, event: dict | None = None) -> None:
+        """The session ended (logout, password change, deactivation, expiry)."""
+        if self.session_ended:
+            return
+        self.session_ended = True
+        await super().send(close=SESSION_END_CLOSE_CODE)
+
+    async def _watch_session(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            while not self.session_ended:
+                expiry = await stored_expiry(self.session_key)
+                now = timezone.now()
+                if expiry is None or expiry <= now:
+                    await self.session_end()
+                    return
+                wait = min((expiry - now).total_seconds(), settings.CASINO_SOCKET_SESSION_CHECK)
+                await asyncio.sleep(wait + 0.05)

@@ -1,4 +1,5 @@
-"""A player's PIN and personal max bet (seed 004's "bet options").
+"""A player's PIN and personal max bet (seed 004's "bet options"), and the
+daily top-up claim.
 
 A player may set a max bet per round lower than the tables' maximums. It
 applies at once to every bet in every game (``rounds.round_max_bet`` reads
@@ -24,9 +25,10 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.errors import GameError
-from games.models import UNITS_PER_CHIP, Profile, Table
 from games.display import format_chips
+from games.errors import GameError
+from games.models import UNITS_PER_CHIP, Profile, Round, Table, Wallet
+from games.services import wallet as wallet_service
 
 WEEK_ZONE = ZoneInfo("America/New_York")
 WEEK_STARTS_ON = 4  # Friday (Monday is 0)
@@ -212,3 +214,35 @@ def set_personal_max_bet(
             raise PinRefused(_locked_message(profile), code="pin_locked")
         raise refusal
     return profile
+
+
+# --- the daily top-up -------------------------------------------------------------
+
+
+@transaction.atomic
+def claim_daily_topup(*, user: AbstractBaseUser, today: dt.date | None = None) -> int:
+    """The daily top-up, for a player whose chips are all settled.
+
+    A War tie waiting for its decision (or any open round) holds stakes that
+    are not in the wallet: a balance of zero then does not mean the player
+    is out of chips, so the claim waits until the round settles. The wallet
+    row is locked first, as a deal locks it, so a round cannot open between
+    this check and the top-up. Returns the new balance.
+    """
+    Wallet.objects.select_for_update().filter(user=user).first()
+    waiting = (
+        Round.objects.filter(player=user, status=Round.Status.OPEN)
+        .select_related("table")
+        .order_by("id")
+        .first()
+    )
+    if waiting is not None:
+        raise GameError(
+            _(
+                "You have a round waiting for your decision at %(table)s. Finish it "
+                "before claiming the daily top-up: its stakes are still in play."
+            )
+            % {"table": waiting.table.name},
+            code="topup_open_round",
+        )
+    return wallet_service.claim_daily_topup(user=user, today=today)

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from games.errors import GameError
 from games.models import Table
+from games.services import account as account_service
 from games.services import wallet as wallet_service
 
 
@@ -50,7 +51,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 @require_POST
 def topup(request: HttpRequest) -> HttpResponse:
     try:
-        wallet_service.claim_daily_topup(user=request.user)
+        account_service.claim_daily_topup(user=request.user)
     except GameError as exc:
         messages.error(request, exc.message)
     else:

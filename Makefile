@@ -6,19 +6,26 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run setup test test-fast test-browser test-engines lint format admin messages clean cluster cluster-stop chromium
+.PHONY: run setup test test-fast test-browser test-engines lint lock format admin messages clean cluster cluster-stop chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
 
+# Installs come from the hashed locks only (requirements*.txt, written by
+# `make lock` from requirements*.in); the dev lock holds the runtime one.
 $(VENV)/.runtime: requirements.txt | $(BIN)/python
-	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q --require-hashes -r requirements.txt
 	touch $@
 
 $(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/pip install -q -r requirements-dev.txt
+	$(BIN)/pip install -q --require-hashes -r requirements-dev.txt
 	touch $@ $(VENV)/.runtime
+
+# After editing requirements*.in: pin and hash again (options in pyproject's
+# [tool.pip-tools]); pins already in the locks stay unless an .in asks otherwise.
+lock: $(VENV)/.dev
+	$(BIN)/pip-compile -q requirements.in
+	$(BIN)/pip-compile -q requirements-dev.in
 
 messages: $(VENV)/.runtime
 	@command -v msgfmt >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -q gettext >/dev/null; }

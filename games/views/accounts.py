@@ -33,7 +33,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         wallet_service.open_account(user=user)
-        login(request, user, backend="casino.auth.ModelBackend")
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome! Your starting chips are in your wallet."))
         return redirect("lobby")
     return render(request, "registration/signup.html", {"form": form})

@@ -30,8 +30,9 @@ TOUCH_SECONDS = 60
 class SessionStore(DbSessionStore):
     stored_expiry: dt.datetime | None = None  # as read from the database
 
+    # Django's private hook that reads the row; django-stubs leaves it out.
     def _get_session_from_db(self):
-        stored = super()._get_session_from_db()
+        stored = super()._get_session_from_db()  # type: ignore[misc]
         self.stored_expiry = stored.expire_date if stored is not None else None
         return stored
 
@@ -48,7 +49,8 @@ class SessionStore(DbSessionStore):
             super().save(must_create=must_create)
             return
         updated = self.model.objects.filter(session_key=self.session_key).update(
-            session_data=self.encode(self._get_session()),
+            # The loaded dict, as Django's own save() encodes it (private, not in the stubs).
+            session_data=self.encode(self._get_session()),  # type: ignore[attr-defined]
             expire_date=self.get_expiry_date(),
         )
         if not updated:  # deleted meanwhile (logged out in another tab)

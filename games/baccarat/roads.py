@@ -285,9 +285,9 @@ def ask(results: Sequence[RoundLike], winner: str) -> dict[str, DerivedCell | No
     if winner == "tie":
         return out
     last = None
-    for r in reversed(results):
-        if r.winner != "tie":
-            last = r.winner
+    for result in reversed(results):
+        if result.winner != "tie":
+            last = result.winner
             break
     new_lengths = list(lengths)
     if winner == last:

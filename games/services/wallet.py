@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -36,7 +36,7 @@ def post(
     wallet_id: int,
     postings: Sequence[Posting],
     round: Round | None = None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
 ) -> int:
     """Apply postings to a wallet in order; return the balance after.
 
@@ -105,7 +105,7 @@ def new_client_seed() -> str:
 
 
 @transaction.atomic
-def open_account(*, user: AbstractBaseUser) -> Wallet:
+def open_account(*, user: User) -> Wallet:
     """Create the player's wallet and profile, granting the starting chips.
 
     The grant is tied to the wallet's creation, so it happens exactly once
@@ -127,7 +127,7 @@ def open_account(*, user: AbstractBaseUser) -> Wallet:
 
 
 @transaction.atomic
-def claim_daily_topup(*, user: AbstractBaseUser, today: dt.date | None = None) -> int:
+def claim_daily_topup(*, user: User, today: dt.date | None = None) -> int:
     """Give the daily top-up to a player at zero; return the new balance."""
     today = today or timezone.localdate()
     wallet = Wallet.objects.select_for_update().get(user=user)
@@ -153,9 +153,7 @@ def claim_daily_topup(*, user: AbstractBaseUser, today: dt.date | None = None) -
 
 
 @transaction.atomic
-def adjust_balance(
-    *, user: AbstractBaseUser, amount: int, reason: str, actor: AbstractBaseUser
-) -> int:
+def adjust_balance(*, user: User, amount: int, reason: str, actor: User) -> int:
     """An operator's credit (amount > 0) or debit (amount < 0) with a reason."""
     reason = (reason or "").strip()
     if not reason:

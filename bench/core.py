@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.baccarat.odds import exact_odds, navigator  # noqa: E402
-from games.baccarat.roads import (  # noqa: E402
+from games.baccarat.odds import exact_odds, navigator
+from games.baccarat.roads import (
     Result,
     bead_plate,
     big_eye_boy,
@@ -25,8 +25,8 @@ from games.baccarat.roads import (  # noqa: E402
     cockroach_pig,
     small_road,
 )
-from games.baccarat.rules import play_coup  # noqa: E402
-from games.cards import Card, FairRng, new_shoe, shuffle  # noqa: E402
+from games.baccarat.rules import play_coup
+from games.cards import Card, FairRng, new_shoe, shuffle
 
 
 def median_ms(fn, repeat: int) -> float:

@@ -10,6 +10,7 @@ own so that a round is one transaction, not a stack of them.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games.cards import new_server_seed
 from games.errors import GameError, InsufficientChips
 from games.models import UNITS_PER_CHIP, AuditEntry, LedgerEntry, Profile, Round, Wallet
 
@@ -93,14 +95,10 @@ def _move(wallet_id: int, *, delta: int, debits: int) -> int | None:
 
 
 def new_server_seed_hex() -> str:
-    from games.cards import new_server_seed
-
     return new_server_seed().hex()
 
 
 def new_client_seed() -> str:
-    import secrets
-
     return secrets.token_hex(8)
 
 

@@ -105,10 +105,13 @@ MIDDLEWARE = [
     "casino.sessions.SessionTouchMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before the CSRF check, so every credential post counts (its
+    # process_view still sees request.user: every middleware's request part
+    # has run by then).
+    "casino.throttle.CredentialThrottleMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "casino.throttle.CredentialThrottleMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",

@@ -44,6 +44,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 
+from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.models import Game, Profile, Round, Table
 from games.services.baccarat import SIDES, reveal_group
@@ -149,7 +150,7 @@ def _truthy(value: Any) -> bool:
     return str(value).lower() in ("1", "true", "on", "yes")
 
 
-class BaccaratConsumer(AsyncWebsocketConsumer):
+class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     """One browser tab at one Baccarat table."""
 
     async def connect(self) -> None:

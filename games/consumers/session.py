@@ -78,7 +78,7 @@ class SessionBoundSocket:
         if self.session_ended:
             return
         self.session_ended = True
-        await super().send(close=SESSION_END_CLOSE_CODE)
+        await self.close(code=SESSION_END_CLOSE_CODE)
 
     async def _watch_session(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):

@@ -23,6 +23,7 @@ import datetime as dt
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import timezone
 
+from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.services import war as war_service
 
@@ -35,7 +36,7 @@ def _deadline(user_id: int, slug: str) -> dt.datetime | None:
     return war_service.decision_deadline(user_id=user_id, table_slug=slug)
 
 
-class WarConsumer(AsyncWebsocketConsumer):
+class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     """One browser tab at one War table, for the logged-in player only."""
 
     async def connect(self) -> None:

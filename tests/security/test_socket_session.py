@@ -1,0 +1,159 @@
+"""A table socket lives only as long as its session (casino/sockets.py,
+games/consumers/session.py): logging out in one tab closes the sockets of
+the other tabs of that browser at once, on both games; so do a password
+change and an operator deactivating the account; an expired session's
+socket is closed at its expiry; and nothing is pushed after that."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.contrib.sessions.models import Session
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from casino.asgi import application
+from games.consumers.session import SESSION_END_CLOSE_CODE
+from games.services import baccarat as baccarat_service
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+SOCKETS = ["/ws/war/casino-war/", "/ws/baccarat/baccarat-social/"]
+CLOSED = {"type": "websocket.close", "code": SESSION_END_CLOSE_CODE}
+
+
+def browser(user) -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(user)
+    return client
+
+
+def tab(client: Client, path: str) -> WebsocketCommunicator:
+    session = client.cookies["sessionid"].value
+    headers = [
+        (b"host", b"localhost:8000"),
+        (b"origin", b"http://localhost:8000"),
+        (b"cookie", f"sessionid={session}".encode()),
+    ]
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+async def opened(client: Client, path: str) -> WebsocketCommunicator:
+    communicator = tab(client, path)
+    connected, _ = await communicator.connect(timeout=3)
+    assert connected
+    return communicator
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_logout_in_one_tab_closes_the_socket_of_another_tab(make_player, path):
+    player = await database_sync_to_async(make_player)(chips=100)
+    here = await database_sync_to_async(browser)(player)
+    elsewhere = await database_sync_to_async(browser)(player)  # another browser
+    other_tab = await opened(here, path)
+    other_browser = await opened(elsewhere, path)
+
+    response = await database_sync_to_async(here.post)(reverse("logout"))
+    assert response.status_code == 302
+    assert await other_tab.receive_output(timeout=3) == CLOSED
+    # The player's other browser has its own session: it stays.
+    assert await other_browser.receive_nothing(timeout=0.3)
+    await other_browser.disconnect()
+
+
+async def test_no_reveal_reaches_a_logged_out_tab(make_player):
+    """A push already on its way when the session ends is not shown."""
+    player = await database_sync_to_async(make_player)(chips=100)
+    here = await database_sync_to_async(browser)(player)
+    other_tab = await opened(here, "/ws/baccarat/baccarat-social/")
+    layer = get_channel_layer()
+    await layer.group_send(baccarat_service.reveal_group(player.pk), {"type": "session.end"})
+    await layer.group_send(
+        baccarat_service.reveal_group(player.pk),
+        {"type": "round.reveal", "round_id": 1, "table": "baccarat-social"},
+    )
+    assert await other_tab.receive_output(timeout=3) == CLOSED
+    assert await other_tab.receive_nothing(timeout=0.3)
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_an_expired_sessions_socket_is_closed_at_its_expiry(make_player, path):
+    player = await database_sync_to_async(make_player)()
+    here = await database_sync_to_async(browser)(player)
+    key = here.cookies["sessionid"].value
+    # The player has been idle for almost the whole hour: one second left.
+    await database_sync_to_async(Session.objects.filter(session_key=key).update)(
+        expire_date=timezone.now() + dt.timedelta(seconds=1)
+    )
+    socket = await opened(here, path)
+    assert await socket.receive_nothing(timeout=0.5)  # still within the hour
+    assert await socket.receive_output(timeout=3) == CLOSED
+
+
+async def test_a_session_activity_keeps_the_socket_open(make_player, settings):
+    """A page request in the meantime restarts the hour: the socket stays."""
+    settings.CASINO_SOCKET_SESSION_CHECK = 0.5
+    player = await database_sync_to_async(make_player)()
+    here = await database_sync_to_async(browser)(player)
+    key = here.cookies["sessionid"].value
+    await database_sync_to_async(Session.objects.filter(session_key=key).update)(
+        expire_date=timezone.now() + dt.timedelta(seconds=1)
+    )
+    socket = await opened(here, SOCKETS[0])
+    await database_sync_to_async(here.get)(reverse("lobby"))  # restarts the hour
+    assert await socket.receive_nothing(timeout=2)
+    await socket.disconnect()
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_a_password_change_closes_the_players_sockets(make_player, path):
+    player = await database_sync_to_async(make_player)()
+    here = await database_sync_to_async(browser)(player)
+    elsewhere = await database_sync_to_async(browser)(player)
+    socket = await opened(elsewhere, path)
+    response = await database_sync_to_async(here.post)(
+        reverse("password_change"),
+        {
+            "old_password": "pw-Secret-123",
+            "new_password1": "new-Secret-456",
+            "new_password2": "new-Secret-456",
+        },
+    )
+    assert response.status_code == 302
+    assert await socket.receive_output(timeout=3) == CLOSED
+    # The other browser's session is no longer valid: it cannot reopen one.
+    again = tab(elsewhere, path)
+    assert not (await again.connect(timeout=3))[0]
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_an_operator_deactivating_the_account_closes_its_sockets(make_player, path):
+    player = await database_sync_to_async(make_player)()
+    here = await database_sync_to_async(browser)(player)
+    socket = await opened(here, path)
+
+    def deactivate() -> None:
+        player.is_active = False
+        player.save()
+
+    await database_sync_to_async(deactivate)()
+    assert await socket.receive_output(timeout=3) == CLOSED
+
+
+async def test_saving_a_player_without_a_change_of_credentials_keeps_the_socket(make_player):
+    player = await database_sync_to_async(make_player)()
+    here = await database_sync_to_async(browser)(player)
+    socket = await opened(here, SOCKETS[1])
+
+    def rename() -> None:
+        player.first_name = "Ann"
+        player.save()
+
+    await database_sync_to_async(rename)()
+    assert await socket.receive_nothing(timeout=0.5)
+    await socket.disconnect()

@@ -6,7 +6,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run setup test test-fast test-browser test-engines lint lock format admin messages clean cluster cluster-stop chromium
+.PHONY: run setup test test-fast test-browser test-engines test-cluster lint lock format admin messages clean cluster cluster-stop chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,11 +31,15 @@ messages: $(VENV)/.runtime
 	@command -v msgfmt >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -q gettext >/dev/null; }
 	$(BIN)/python manage.py compilemessages --ignore=.venv -v 0
 
+# collectstatic: with DJANGO_DEBUG=0 the pages name the static files by
+# their hashed names, which whitenoise serves from STATIC_ROOT.
 setup: $(VENV)/.runtime messages
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py setup_casino
 	$(BIN)/python manage.py repair_rounds --refund
+	$(BIN)/python manage.py collectstatic --no-input -v 0
 
+# One daphne serves pages (Django's ASGI handler) and sockets (Channels).
 run: setup
 	@echo "Serving the casino on http://$(HOST):$(PORT)"
 	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) casino.asgi:application
@@ -49,9 +53,12 @@ chromium:
 	  else echo "Install Debian's chromium for the browser tests (apt-get install chromium)"; fi; }
 
 # pytest exits 5 when a selection has no tests; that is not a failure here.
+# The fast suite runs under coverage, which prints the total and fails under
+# the floor in pyproject's [tool.coverage.report] (no report after exit 5).
 test: $(VENV)/.dev messages chromium
-	$(BIN)/python -m pytest -m "not browser" -q || [ $$? -eq 5 ]
-	$(MAKE) --no-print-directory test-engines
+	$(BIN)/python -m coverage run -m pytest -m "not browser" -q; status=$$?; \
+	  if [ $$status -eq 0 ]; then $(BIN)/python -m coverage report; else [ $$status -eq 5 ]; fi
+	$(MAKE) --no-print-directory test-cluster
 	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
 	  $(BIN)/python -m pytest -m browser -q || [ $$? -eq 5 ]
 
@@ -76,15 +83,42 @@ test-engines: $(VENV)/.dev messages
 	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS)); \
 	  status=$$?; ops/services.sh stop $(ENGINES_DIR); [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
+# The engine tests (test-engines' list) on the PostgreSQL and Redis of a
+# cluster started here on ports of its own (gunicorn + daphne + nginx), and
+# the tests that play against that cluster over HTTP and websockets
+# (tests/engines/test_cluster.py, which CASINO_CLUSTER_URL points at it).
+# pytest uses Redis database 1, the cluster database 0.
+CLUSTER_TEST_DIR ?= /tmp/casino-cluster-test
+CLUSTER_TEST_PORT ?= 58000
+CLUSTER_TEST_PG_PORT ?= 55434
+CLUSTER_TEST_REDIS_PORT ?= 56381
+CLUSTER_TEST_ENV := CLUSTER_DIR=$(CLUSTER_TEST_DIR) PORT=$(CLUSTER_TEST_PORT) \
+  CLUSTER_PG_PORT=$(CLUSTER_TEST_PG_PORT) CLUSTER_REDIS_PORT=$(CLUSTER_TEST_REDIS_PORT) \
+  CLUSTER_WORKER_BASE=58101 HTTP_WORKERS=2 WS_WORKERS=2 CASINO_REVEAL_DELAY=0.05 CASINO_REVEAL_FAST_DELAY=0.01
+test-cluster: $(VENV)/.dev messages
+	$(CLUSTER_TEST_ENV) ops/cluster.sh start
+	CASINO_CLUSTER_URL=http://127.0.0.1:$(CLUSTER_TEST_PORT) \
+	DATABASE_URL=postgres://postgres@127.0.0.1:$(CLUSTER_TEST_PG_PORT)/casino \
+	REDIS_URL=redis://127.0.0.1:$(CLUSTER_TEST_REDIS_PORT)/1 \
+	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS)); \
+	  status=$$?; $(CLUSTER_TEST_ENV) ops/cluster.sh stop >/dev/null; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+
+# HTTP_WORKERS gunicorn processes (default 2) and WS_WORKERS daphne
+# processes (default 1) behind nginx on PORT (ops/cluster.sh).
 cluster: $(VENV)/.runtime messages
-	WORKERS=$(or $(WORKERS),2) PORT=$(PORT) ops/cluster.sh start
+	HTTP_WORKERS=$(or $(HTTP_WORKERS),$(WORKERS),2) WS_WORKERS=$(or $(WS_WORKERS),1) \
+	  PORT=$(PORT) ops/cluster.sh start
 
 cluster-stop:
 	ops/cluster.sh stop
 
+# Style, the layers (import-linter) and the types (mypy with django-stubs);
+# all configured in pyproject.toml.
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 format: $(VENV)/.dev
 	$(BIN)/ruff format .

@@ -8,15 +8,17 @@ Run from the repository root, for example::
     .venv/bin/python bench/load.py --serve none --url http://127.0.0.1:8000 \\
         --sqlite-path db/casino.sqlite3
 
-``--serve single`` starts one daphne on a fresh SQLite file, ``--serve
-cluster`` runs ``make cluster`` (WORKERS daphne workers on PostgreSQL and
+``--serve single`` starts one daphne on a fresh SQLite file (``make run``),
+``--serve cluster`` runs ``make cluster`` (``--workers`` gunicorn HTTP
+workers and ``--ws-workers`` daphne websocket workers on PostgreSQL and
 Redis behind nginx) and ``make cluster-stop`` afterwards, ``--serve none``
 uses a server that is already running. The servers it starts run with
 CASINO_REVEAL_DELAY=0 and CASINO_REVEAL_FAST_DELAY=0, so the latency measures
 the server and not the deliberate card-by-card pacing of the reveal.
 
 What one player does (threads, ``requests`` and ``websocket-client``, the
-way a browser would): sign up through the real form (GET for the CSRF
+way a browser would, each from a loopback address of its own, 127.0.0.2
+onwards, as the site throttles credential posts per address): sign up through the real form (GET for the CSRF
 cookie, POST), open the Baccarat and the War table pages and their
 websockets (session cookie, Origin of the site), then until the time is up,
 alternately:
@@ -85,6 +87,7 @@ from urllib.parse import urlsplit
 
 import requests
 import websocket
+from requests.adapters import HTTPAdapter
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = ROOT / ".venv" / "bin" / "python"
@@ -232,6 +235,33 @@ class Socket:
 # ------------------------------------------------------------------ one player
 
 
+class SourceAddressAdapter(HTTPAdapter):
+    """Connections from one loopback address (anything in 127.0.0.0/8 is
+    this machine), so each player is a client address of its own, as real
+    players are: the site throttles credential posts per address."""
+
+    def __init__(self, address: str, **kwargs) -> None:
+        self.address = address
+        super().__init__(**kwargs)
+
+    def init_poolmanager(self, *args, **kwargs) -> None:
+        kwargs["source_address"] = (self.address, 0)
+        super().init_poolmanager(*args, **kwargs)
+
+
+def client_address(n: int) -> str:
+    """The loopback address of client number n (127.0.0.2 onwards)."""
+    return f"127.0.{n // 250}.{2 + n % 250}"
+
+
+def http_session(address: str | None) -> requests.Session:
+    session = requests.Session()
+    if address:
+        adapter = SourceAddressAdapter(address)
+        session.mount("http://", adapter)
+    return session
+
+
 class Player:
     def __init__(self, n: int, args: argparse.Namespace, stats: Stats, run_id: str) -> None:
         self.n = n
@@ -240,7 +270,10 @@ class Player:
         self.base = args.url.rstrip("/")
         self.username = f"load-{run_id}-{n}"
         self.rng = random.Random(f"{run_id}-{n}")
-        self.http = requests.Session()
+        # Every player its own client address, as a player's own connection
+        # would be (--addresses N: players share N addresses).
+        self.address = client_address(n % args.addresses if args.addresses else n)
+        self.http = http_session(self.address)
         self.http.headers.update({"Accept-Language": "en", "User-Agent": "casino-bench-load"})
         self.bac_key = ""
         self.war_key = ""
@@ -687,32 +720,42 @@ class SingleServer:
 class ClusterServer:
     """``make cluster`` with the reveal pacing off, ``make cluster-stop`` after."""
 
-    def __init__(self, port: int, workers: int) -> None:
+    PIDFILES = ("gunicorn.pid", "ws*.pid")
+
+    def __init__(self, port: int, workers: int, ws_workers: int = 1) -> None:
         cluster = ROOT / ".cluster"
-        for pidfile in cluster.glob("worker*.pid"):
+        for pidfile in self.pidfiles(cluster):
             try:
                 os.kill(int(pidfile.read_text().strip()), 0)
             except (OSError, ValueError):
                 continue
             raise SystemExit(
-                "a cluster is already running (.cluster/worker*.pid): run `make cluster-stop` "
+                f"a cluster is already running ({pidfile}): run `make cluster-stop` "
                 "first, or use --serve none against it"
             )
-        self.env = server_env({"PORT": str(port), "WORKERS": str(workers)})
+        self.env = server_env(
+            {"PORT": str(port), "HTTP_WORKERS": str(workers), "WS_WORKERS": str(ws_workers)}
+        )
         self.env.pop("DATABASE_URL", None)
         self.env.pop("REDIS_URL", None)
         if port_open("127.0.0.1", port):
             raise SystemExit(f"something already listens on 127.0.0.1:{port}; pick another --url")
         self.started = True
         subprocess.run(
-            ["make", "--no-print-directory", "cluster", f"PORT={port}", f"WORKERS={workers}"],
+            [
+                "make",
+                "--no-print-directory",
+                "cluster",
+                f"PORT={port}",
+                f"HTTP_WORKERS={workers}",
+                f"WS_WORKERS={ws_workers}",
+            ],
             cwd=ROOT,
             env=self.env,
             check=True,
         )
-        self.pids = [
-            int(p.read_text().strip()) for p in sorted(cluster.glob("worker*.pid")) if p.exists()
-        ]
+        # gunicorn's master (its workers are its children) and the daphne workers.
+        self.pids = [int(p.read_text().strip()) for p in self.pidfiles(cluster) if p.exists()]
         # The rest of the stack: PostgreSQL's postmaster (its backends are its
         # children), Redis and nginx's master (its workers are children).
         data = Path(f"/tmp/casino-cluster-{os.environ.get('CLUSTER_PG_PORT', '55433')}")
@@ -729,12 +772,19 @@ class ClusterServer:
                 key, value = line.split("=", 1)
                 self.db_env[key] = value
 
+    @classmethod
+    def pidfiles(cls, cluster: Path) -> list[Path]:
+        return [p for pattern in cls.PIDFILES for p in sorted(cluster.glob(pattern))]
+
     def ledger_env(self) -> dict[str, str]:
         return {**os.environ, **self.db_env}
 
     def log_tail(self) -> str:
         out = []
-        for log in sorted((ROOT / ".cluster").glob("worker*.log")):
+        logs = ["gunicorn.log", *(p.name for p in sorted((ROOT / ".cluster").glob("ws*.log")))]
+        for log in (ROOT / ".cluster" / name for name in logs):
+            if not log.exists():
+                continue
             out.append(f"--- {log.name}\n" + log.read_text(errors="replace")[-1500:])
         return "\n".join(out)
 
@@ -866,7 +916,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--serve", choices=["single", "cluster", "none"], default="none")
-    parser.add_argument("--workers", type=int, default=2, help="daphne workers for --serve cluster")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="gunicorn HTTP workers for --serve cluster"
+    )
+    parser.add_argument(
+        "--ws-workers", type=int, default=1, help="daphne websocket workers for --serve cluster"
+    )
     parser.add_argument(
         "--think",
         type=float,
@@ -884,6 +939,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--timeout", type=float, default=15.0, help="seconds per request/result")
     parser.add_argument("--signup-concurrency", type=int, default=8)
+    parser.add_argument(
+        "--addresses",
+        type=int,
+        default=0,
+        help="loopback client addresses the players share (0: one each, as real players)",
+    )
     parser.add_argument("--baccarat-table", default="baccarat-social")
     parser.add_argument("--war-table", default="casino-war")
     parser.add_argument(
@@ -910,7 +971,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve == "single":
         server = SingleServer(parts.hostname or "127.0.0.1", port)
     elif args.serve == "cluster":
-        server = ClusterServer(port, args.workers)
+        server = ClusterServer(port, args.workers, args.ws_workers)
     try:
         wait_http(args.url, 60)
         result, players = run(args, server)
@@ -964,8 +1025,15 @@ JSON_HEAD = ("players", "rounds", "rounds_per_s", "p50_ms", "p99_ms", "errors", 
 
 
 def run(
-    args: argparse.Namespace, server: SingleServer | ClusterServer | None
+    args: argparse.Namespace,
+    server: SingleServer | ClusterServer | None,
+    *,
+    on_play: Callable[[], None] | None = None,
+    on_stop: Callable[[], None] | None = None,
 ) -> tuple[dict, list[Player]]:
+    """Sign the players up, let them play ``args.seconds``, and measure.
+    ``on_play`` runs as the play starts and ``on_stop`` when the time is up
+    (bench/flood.py starts and stops its flood there)."""
     stats = Stats()
     run_id = secrets.token_hex(3)
     players = [Player(n, args, stats, run_id) for n in range(args.players)]
@@ -1006,9 +1074,13 @@ def run(
     )
     args.start_at = time.perf_counter()
     sampler.start()
+    if on_play is not None:
+        on_play()
     start.set()
     # CPU and load are read over the asked seconds, while every player plays.
     time.sleep(args.seconds)
+    if on_stop is not None:
+        on_stop()
     cpu1, client1, machine1 = cpu_seconds(pids), _client_cpu(), machine_ticks()
     stack1 = cpu_seconds(stack)
     load1 = loadavg()

@@ -1,33 +1,59 @@
 #!/usr/bin/env bash
-# Several daphne workers on PostgreSQL and Redis behind nginx, all on loopback.
-#   ops/cluster.sh start    (WORKERS, default 2; PORT, default 8000)
+# The casino on standard servers, all on loopback: HTTP on gunicorn (WSGI,
+# HTTP_WORKERS processes), websockets on daphne (WS_WORKERS processes), both
+# behind nginx on one PORT (/ws/ to daphne, the rest to gunicorn), on
+# PostgreSQL and Redis.
+#   ops/cluster.sh start    (HTTP_WORKERS, default 2; WS_WORKERS, default 1; PORT, default 8000)
 #   ops/cluster.sh stop
-# Everything it starts keeps its pid and data under .cluster/.
+# Everything it starts keeps its pid, logs and data under CLUSTER_DIR
+# (default .cluster/) and /tmp/casino-cluster-$CLUSTER_PG_PORT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-DIR=$ROOT/.cluster
-WORKERS=${WORKERS:-2}
+DIR=${CLUSTER_DIR:-$ROOT/.cluster}
+HTTP_WORKERS=${HTTP_WORKERS:-2}
+WS_WORKERS=${WS_WORKERS:-1}
 PORT=${PORT:-8000}
 PG_PORT=${CLUSTER_PG_PORT:-55433}
 REDIS_PORT=${CLUSTER_REDIS_PORT:-56380}
+# gunicorn listens on WORKER_BASE, the daphne workers on the ports after it.
 WORKER_BASE=${CLUSTER_WORKER_BASE:-8101}
+# Anonymous login/sign-up posts per address per minute (nginx here, and
+# Django behind it: casino/throttle.py), and the largest request body.
+CREDENTIAL_POSTS=${CASINO_CREDENTIAL_POSTS:-10}
+MAX_BODY_BYTES=${CASINO_MAX_BODY_BYTES:-1048576}
 PY=$ROOT/.venv/bin/python
+DATA=/tmp/casino-cluster-$PG_PORT
+
+# Wait until url answers while pidfile's process lives; say why not if it never does.
+await_http() {
+  local name=$1 pidfile=$2 url=$3 log=$4
+  for _ in $(seq 150); do
+    kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null || break
+    curl -fsS -o /dev/null "$url" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  echo "$name did not start; the end of $log:" >&2
+  tail -n 20 "$log" >&2
+  exit 1
+}
+
+running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 start() {
-  mkdir -p "$DIR"
+  mkdir -p "$DIR/tmp"
   ops/services.sh install
   if ! command -v nginx >/dev/null; then
     [ "$(id -u)" = 0 ] || { echo "need root to install nginx" >&2; exit 1; }
     apt-get update -q >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx >/dev/null
   fi
-  eval "$(ops/services.sh start /tmp/casino-cluster-$PG_PORT "$PG_PORT" "$REDIS_PORT" | sed 's/^/export /')"
+  eval "$(ops/services.sh start "$DATA" "$PG_PORT" "$REDIS_PORT" | sed 's/^/export /')"
   [ -f "$DIR/secret" ] || "$PY" -c "import secrets; print(secrets.token_urlsafe(64))" > "$DIR/secret"
   # psycopg's connection pool when the package is installed (CASINO_DB_POOL in
   # casino/settings.py): a new PostgreSQL backend per request is expensive.
   if [ -z "${CASINO_DB_POOL:-}" ]; then
-    if "$PY" -c "import psycopg_pool" 2>/dev/null; then CASINO_DB_POOL=16; else CASINO_DB_POOL=0; fi
+    if "$PY" -c "import psycopg_pool" 2>/dev/null; then CASINO_DB_POOL=4; else CASINO_DB_POOL=0; fi
   fi
   cat > "$DIR/env" <<ENV
 export DATABASE_URL=$DATABASE_URL
@@ -39,6 +65,9 @@ export DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost
 export DJANGO_SECURE_SSL_REDIRECT=0
 export DJANGO_SECURE_COOKIES=0
 export DJANGO_HSTS_SECONDS=0
+export DJANGO_STATIC_ROOT=$DIR/static
+export CASINO_CREDENTIAL_POSTS=$CREDENTIAL_POSTS
+export CASINO_MAX_BODY_BYTES=$MAX_BODY_BYTES
 ENV
   # shellcheck disable=SC1091
   . "$DIR/env"
@@ -46,36 +75,44 @@ ENV
   "$PY" manage.py setup_casino
   "$PY" manage.py repair_rounds --refund || true
   "$PY" manage.py collectstatic --no-input -v 0
-  local upstream="" started=()
-  for i in $(seq 0 $((WORKERS - 1))); do
-    local port=$((WORKER_BASE + i))
-    if [ -f "$DIR/worker$i.pid" ] && kill -0 "$(cat "$DIR/worker$i.pid")" 2>/dev/null; then
-      echo "worker $i already running"
+
+  # HTTP: one gunicorn master with HTTP_WORKERS sync workers. It believes
+  # X-Forwarded-For from nginx (loopback) only because it is told so here.
+  local http_port=$WORKER_BASE
+  if running "$DIR/gunicorn.pid"; then
+    echo "gunicorn already running"
+  else
+    HTTP_WORKERS=$HTTP_WORKERS nohup "$PY" -m gunicorn -c python:casino.gunicorn_conf \
+      --workers "$HTTP_WORKERS" --bind "127.0.0.1:$http_port" \
+      --forwarded-allow-ips 127.0.0.1 casino.wsgi:application \
+      > "$DIR/gunicorn.log" 2>&1 &
+    echo $! > "$DIR/gunicorn.pid"
+  fi
+  # Websockets: WS_WORKERS daphne processes, client address from nginx's
+  # headers (--proxy-headers) for the same reason.
+  local ws_upstream="" ws_ports=()
+  for i in $(seq 0 $((WS_WORKERS - 1))); do
+    local port=$((WORKER_BASE + 1 + i))
+    ws_ports+=("$port")
+    if running "$DIR/ws$i.pid"; then
+      echo "websocket worker $i already running"
     else
       nohup "$PY" -m daphne -b 127.0.0.1 -p "$port" --proxy-headers casino.asgi:application \
-        > "$DIR/worker$i.log" 2>&1 &
-      echo $! > "$DIR/worker$i.pid"
-      started+=("$i")
+        > "$DIR/ws$i.log" 2>&1 &
+      echo $! > "$DIR/ws$i.pid"
     fi
-    upstream+="    server 127.0.0.1:$port;"$'\n'
+    ws_upstream+="    server 127.0.0.1:$port;"$'\n'
   done
-  # nginx marks a worker that refuses a connection as down for a while: start
-  # it only once every worker answers, and say so if one never does.
-  for i in "${started[@]}"; do
-    local port=$((WORKER_BASE + i)) ok=""
-    for _ in $(seq 150); do
-      if ! kill -0 "$(cat "$DIR/worker$i.pid")" 2>/dev/null; then break; fi
-      if curl -fsS -o /dev/null "http://127.0.0.1:$port/accounts/login/" 2>/dev/null; then ok=1; break; fi
-      sleep 0.2
-    done
-    if [ -z "$ok" ]; then
-      echo "worker $i (port $port) did not start; the end of $DIR/worker$i.log:" >&2
-      tail -n 20 "$DIR/worker$i.log" >&2
-      exit 1
-    fi
+  # nginx marks a server that refuses a connection as down for a while:
+  # start it only once every worker answers.
+  await_http gunicorn "$DIR/gunicorn.pid" "http://127.0.0.1:$http_port/accounts/login/" "$DIR/gunicorn.log"
+  for i in $(seq 0 $((WS_WORKERS - 1))); do
+    await_http "websocket worker $i" "$DIR/ws$i.pid" "http://127.0.0.1:${ws_ports[$i]}/accounts/login/" "$DIR/ws$i.log"
   done
+
+  local burst=$(( CREDENTIAL_POSTS / 2 > 0 ? CREDENTIAL_POSTS / 2 : 1 ))
   cat > "$DIR/nginx.conf" <<NGINX
-worker_processes 2;
+worker_processes 1;
 pid $DIR/nginx.pid;
 error_log $DIR/nginx-error.log warn;
 events { worker_connections 4096; }
@@ -86,30 +123,53 @@ http {
   fastcgi_temp_path $DIR/tmp;
   uwsgi_temp_path $DIR/tmp;
   scgi_temp_path $DIR/tmp;
-  map \$http_upgrade \$connection_upgrade { default upgrade; '' ''; }
-  # Each worker serves one request at a time (CASINO_HTTP_CONCURRENCY=1):
-  # send a request to the one with fewer in flight rather than in turn.
-  upstream casino {
-    least_conn;
-$upstream    keepalive 64;
+  client_max_body_size $MAX_BODY_BYTES;
+  map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
+  # Anonymous credential posts per client address, before they reach a
+  # worker (every one costs a password hash there): $CREDENTIAL_POSTS a
+  # minute, $burst at once.
+  map \$request_method \$credential_client { POST \$binary_remote_addr; default ""; }
+  limit_req_zone \$credential_client zone=credentials:10m rate=${CREDENTIAL_POSTS}r/m;
+  limit_req_status 429;
+  upstream casino_http {
+    server 127.0.0.1:$http_port;
   }
+  upstream casino_ws {
+    least_conn;
+$ws_upstream  }
   server {
     listen 127.0.0.1:$PORT;
-    location / {
-      proxy_pass http://casino;
-      proxy_http_version 1.1;
+    proxy_http_version 1.1;
+    proxy_set_header Host \$http_host;
+    proxy_set_header X-Forwarded-For \$remote_addr;
+    proxy_set_header X-Forwarded-Proto \$scheme;
+    location /ws/ {
+      proxy_pass http://casino_ws;
       proxy_set_header Host \$http_host;
       proxy_set_header X-Forwarded-For \$remote_addr;
-      proxy_set_header X-Forwarded-Proto http;
+      proxy_set_header X-Forwarded-Proto \$scheme;
       proxy_set_header Upgrade \$http_upgrade;
       proxy_set_header Connection \$connection_upgrade;
       proxy_read_timeout 3600s;
     }
+    location ~ ^/(accounts/login|accounts/signup|admin/login)/\$ {
+      limit_req zone=credentials burst=$burst nodelay;
+      error_page 429 = @throttled;
+      proxy_pass http://casino_http;
+    }
+    location @throttled {
+      default_type "text/html; charset=utf-8";
+      add_header Retry-After 60 always;
+      return 429 '<!doctype html><html><head><meta charset="utf-8"><title>Too many attempts</title></head><body><h1>Too many attempts</h1><p>Too many log-in or sign-up attempts came from your network. Please wait a minute and try again.</p><p lang="ja">ログインまたは登録の試行が多すぎます。1分ほど待ってから、もう一度お試しください。</p><p><a href="/accounts/login/">Back to the log-in page</a></p></body></html>';
+    }
+    location / {
+      proxy_pass http://casino_http;
+      proxy_read_timeout 120s;
+    }
   }
 }
 NGINX
-  mkdir -p "$DIR/tmp"
-  if [ -f "$DIR/nginx.pid" ] && kill -0 "$(cat "$DIR/nginx.pid")" 2>/dev/null; then
+  if running "$DIR/nginx.pid"; then
     nginx -c "$DIR/nginx.conf" -s reload
   else
     nginx -c "$DIR/nginx.conf"
@@ -120,7 +180,7 @@ NGINX
     sleep 0.2
   done
   [ -n "$up" ] || { echo "nginx on port $PORT does not answer; see $DIR/nginx-error.log" >&2; exit 1; }
-  echo "cluster: $WORKERS daphne worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT)"
+  echo "cluster: gunicorn ($HTTP_WORKERS HTTP worker(s)) and $WS_WORKERS daphne websocket worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT)"
 }
 
 # Whether pid runs a command line containing pattern (a stale pid file must
@@ -133,11 +193,11 @@ stop() {
     pids+=("$(cat "$DIR/nginx.pid")")
     nginx -c "$DIR/nginx.conf" -s quit 2>/dev/null || true
   fi
-  for pidfile in "$DIR"/worker*.pid; do
+  for pidfile in "$DIR"/gunicorn.pid "$DIR"/ws*.pid "$DIR"/worker*.pid; do
     [ -f "$pidfile" ] || continue
     local pid
     pid=$(cat "$pidfile")
-    if alive "$pid" daphne; then
+    if alive "$pid" gunicorn || alive "$pid" daphne; then
       pids+=("$pid")
       kill "$pid" 2>/dev/null || true
     fi
@@ -149,7 +209,7 @@ stop() {
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
   done
-  ops/services.sh stop "/tmp/casino-cluster-$PG_PORT"
+  ops/services.sh stop "$DATA"
   echo "cluster stopped"
 }
 

@@ -1,0 +1,39 @@
+"""gunicorn's settings for the cluster's HTTP workers (ops/cluster.sh).
+
+    gunicorn -c python:casino.gunicorn_conf --bind 127.0.0.1:8100 \
+        --forwarded-allow-ips 127.0.0.1 casino.wsgi:application
+
+Sync workers: one request at a time per process, nginx buffering the slow
+clients in front; HTTP_WORKERS processes (2 by default). No proxy is trusted
+unless the command line names it (``--forwarded-allow-ips``): only then does
+a worker take the client address from nginx's ``X-Forwarded-For``
+(casino/wsgi.py), which the credential throttle and axes count.
+"""
+
+from __future__ import annotations
+
+import os
+
+wsgi_app = "casino.wsgi:application"
+workers = int(os.environ.get("HTTP_WORKERS", "2"))
+worker_class = "sync"
+forwarded_allow_ips = ""
+timeout = 60
+# gunicorn 27's control socket lives in the home folder by default, shared by
+# every gunicorn of the user (a test cluster beside a running one): not used.
+control_socket_disable = True
+graceful_timeout = 10
+# gunicorn's default of 4,094 bytes for the request line is enough; headers
+# and bodies are bounded by nginx and DATA_UPLOAD_MAX_MEMORY_SIZE.
+
+
+def post_worker_init(worker) -> None:
+    """Each worker, once it has loaded the application: trust the proxies it
+    was told to, then ready the process (casino/startup.py)."""
+    from casino import wsgi
+
+    wsgi.application.trust(worker.cfg.forwarded_allow_ips)
+    if os.environ.get("CASINO_GC_FREEZE", "1") != "0":
+        from casino.startup import prepare_process
+
+        prepare_process()

@@ -1,0 +1,175 @@
+"""The production settings serve: DJANGO_DEBUG=0 with a secret key, as an
+operator runs ``make run`` (daphne) or the cluster's HTTP side (gunicorn).
+
+Each server is started in a subprocess on a fresh SQLite file, after the
+set-up step's commands (migrate, setup_casino, collectstatic into a folder
+of its own). A browser-like client then signs up, opens a table page and
+fetches the hashed stylesheet and icon the pages name; a socket from a page
+of another origin is answered 403 by the server.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+requests = pytest.importorskip("requests")
+websocket = pytest.importorskip("websocket")
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CSS = re.compile(r'href="(/static/css/[^"]+\.[0-9a-f]{12}\.css)"')
+ICON = re.compile(r'href="(/static/favicon\.[0-9a-f]{12}\.svg)"')
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def production_env(tmp_path_factory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("production")
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DJANGO_SECURE_COOKIES": "0",
+        "DJANGO_HSTS_SECONDS": "0",
+        "DJANGO_STATIC_ROOT": str(folder / "static"),
+        "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
+        "CASINO_TESTING": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    for command in (
+        ["migrate", "--no-input", "-v", "0"],
+        ["setup_casino"],
+        ["collectstatic", "--no-input", "-v", "0"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True
+        )
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+    return env
+
+
+SERVERS = {
+    "daphne": lambda port: [
+        sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+        "casino.asgi:application",
+    ],
+    "gunicorn": lambda port: [
+        sys.executable, "-m", "gunicorn", "-c", "python:casino.gunicorn_conf",
+        "--workers", "1", "--bind", f"127.0.0.1:{port}", "casino.wsgi:application",
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture(params=sorted(SERVERS))
+def server(request, production_env):
+    if request.param == "gunicorn":
+        pytest.importorskip("gunicorn")
+    port = free_port()
+    proc = subprocess.Popen(
+        SERVERS[request.param](port),
+        cwd=ROOT,
+        env=production_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"{request.param} exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            requests.get(url + "/accounts/login/", timeout=2)
+            break
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    yield request.param, url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def test_pages_tables_and_hashed_static_files_are_served(server):
+    name, url = server
+    browser = requests.Session()
+    browser.headers["Accept-Language"] = "en"
+    login = browser.get(url + "/accounts/login/", timeout=10)
+    assert login.status_code == 200, login.text[:500]
+
+    css = CSS.search(login.text)
+    icon = ICON.search(login.text)
+    assert css and icon, "the page names its stylesheet and icon by their hashed names"
+    for path in (css.group(1), icon.group(1)):
+        response = browser.get(url + path, timeout=10)
+        assert response.status_code == 200, path
+        assert "max-age=315360000" in response.headers["Cache-Control"], path
+        assert "immutable" in response.headers["Cache-Control"], path
+    assert browser.get(url + "/static/no-such-file.css", timeout=10).status_code == 404
+    favicon = browser.get(url + "/favicon.ico", timeout=10, allow_redirects=False)
+    assert favicon.status_code == 301
+    assert favicon.headers["Location"] == icon.group(1)
+
+    # Sign up through the form; then the tables open.
+    form = browser.get(url + "/accounts/signup/", timeout=10)
+    password = "Prod-" + secrets.token_urlsafe(10)
+    signed = browser.post(
+        url + "/accounts/signup/",
+        data={
+            "csrfmiddlewaretoken": CSRF.search(form.text).group(1),
+            "username": f"prod-{name}",
+            "password1": password,
+            "password2": password,
+        },
+        headers={"Origin": url, "Referer": url + "/accounts/signup/"},
+        timeout=30,
+    )
+    assert signed.status_code == 200 and signed.url == url + "/", signed.text[:500]
+    for table in ("/war/casino-war/", "/baccarat/baccarat-social/"):
+        page = browser.get(url + table, timeout=10)
+        assert page.status_code == 200, table
+
+    if name == "daphne":  # make run serves the sockets too
+        cookie = f"sessionid={browser.cookies['sessionid']}"
+        ws = url.replace("http://", "ws://") + "/ws/baccarat/baccarat-social/"
+        for origin in ("http://127.0.0.1:1", "https://127.0.0.1:" + url.rsplit(":", 1)[1]):
+            with pytest.raises(websocket.WebSocketBadStatusException) as refused:
+                websocket.create_connection(ws, origin=origin, cookie=cookie, timeout=5)
+            assert refused.value.status_code == 403
+        websocket.create_connection(ws, origin=url, cookie=cookie, timeout=5).close()
+
+
+def test_a_body_over_the_limit_is_refused(server):
+    """A form post bigger than DATA_UPLOAD_MAX_MEMORY_SIZE is answered 400
+    and never reaches a view (nor the password hasher)."""
+    _name, url = server
+    browser = requests.Session()
+    form = browser.get(url + "/accounts/login/", timeout=10)
+    response = browser.post(
+        url + "/accounts/login/",
+        data={
+            "csrfmiddlewaretoken": CSRF.search(form.text).group(1),
+            "username": "x",
+            "password": "y" * (1024 * 1024 + 10),
+        },
+        headers={"Origin": url, "Referer": url + "/accounts/login/"},
+        timeout=30,
+    )
+    assert response.status_code == 400

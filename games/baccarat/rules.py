@@ -24,30 +24,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from decimal import ROUND_FLOOR, Decimal, localcontext
-from fractions import Fraction
+from decimal import Decimal
 
+from games import presets
 from games.cards import Card
+from games.money import decimal_pays, floor_units
 
 AREAS: tuple[str, ...] = ("player", "banker", "tie", "player_pair", "banker_pair")
 WINNERS: tuple[str, ...] = ("player", "banker", "tie")
 
-# Seed 000 (1 deck, "Social") and seed 001 (8 decks, "Classic") paytables.
-# They are plain dicts as the contract says; copy them before changing anything.
-SOCIAL_PAYS: dict[str, Decimal] = {
-    "player": Decimal("2"),
-    "banker": Decimal("1.95"),
-    "tie": Decimal("8"),
-    "player_pair": Decimal("10"),
-    "banker_pair": Decimal("10"),
-}
-CLASSIC_PAYS: dict[str, Decimal] = {
-    "player": Decimal("2"),
-    "banker": Decimal("1.95"),
-    "tie": Decimal("9"),
-    "player_pair": Decimal("12"),
-    "banker_pair": Decimal("12"),
-}
+# Seed 000 (1 deck, "Social") and seed 001 (8 decks, "Classic") paytables,
+# from the presets (``games.presets``), as Decimals.  They are plain dicts as
+# the contract says; copy them before changing anything.
+SOCIAL_PAYS: dict[str, Decimal] = decimal_pays(presets.SOCIAL_PAYS)
+CLASSIC_PAYS: dict[str, Decimal] = decimal_pays(presets.CLASSIC_PAYS)
 
 _POINTS: dict[str, int] = {r: min(i + 1, 10) % 10 for i, r in enumerate("A23456789TJQK")}
 
@@ -142,31 +132,6 @@ def play_coup(cards: Iterable[Card]) -> Coup:
         player_pair=p1.rank == p2.rank,
         banker_pair=b1.rank == b2.rank,
     )
-
-
-def to_decimal(value: Decimal | int | str | float | Fraction) -> Decimal:
-    """A pay multiplier as an exact Decimal (floats go through ``str`` so 1.95 stays 1.95)."""
-    if isinstance(value, Decimal):
-        return value
-    if isinstance(value, bool):
-        raise TypeError("a pay multiplier cannot be a bool")
-    if isinstance(value, int | str):
-        return Decimal(value)
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    if isinstance(value, Fraction):
-        with localcontext() as ctx:
-            ctx.prec = 50
-            return Decimal(value.numerator) / Decimal(value.denominator)
-    raise TypeError(f"cannot use {value!r} as a pay multiplier")
-
-
-def floor_units(stake: int, multiplier: Decimal | int | str | float | Fraction) -> int:
-    """``stake x multiplier`` computed exactly and floored to a whole unit."""
-    with localcontext() as ctx:
-        ctx.prec = 60
-        product = Decimal(stake) * to_decimal(multiplier)
-        return int(product.to_integral_value(rounding=ROUND_FLOOR))
 
 
 def settle(coup: Coup, bets: Mapping[str, int], pays: Mapping[str, Decimal]) -> dict[str, int]:

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 from django.db import migrations
 
+# The preset data comes from the pure core (no models in it); the tables are
+# made with the historical models rather than by the service, which uses the
+# live ones.
+from games.presets import PRESETS
+
 
 def create_presets(apps, schema_editor):
-    # The historical models are used, so the preset data is copied here
-    # rather than imported from the service (which uses the live models).
-    from games.services.tables import PRESETS
-
     Table = apps.get_model("games", "Table")
     TableVersion = apps.get_model("games", "TableVersion")
     for preset in PRESETS:

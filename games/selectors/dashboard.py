@@ -21,23 +21,20 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games.baccarat.odds import rtp
 from games.models import Round, Table, TableVersion
-from games.services.tables import BACCARAT_AREAS, CLASSIC_PAYS, SOCIAL_PAYS, WAR_PAYS
+from games.presets import BACCARAT_AREAS, WAR_AREAS, WAR_PAYS
+from games.war.odds import exact_edge
 
 # The multipliers an operator edits, per game, in the order they are shown.
 PAY_KEYS: dict[str, tuple[str, ...]] = {
     "baccarat": BACCARAT_AREAS,
-    "war": ("ante", "raise", "tie_bet", "war_tie_bonus"),
+    "war": tuple(WAR_PAYS),
 }
 # The areas a player stakes on, each with its own MIN and MAX.
 LIMIT_AREAS: dict[str, tuple[str, ...]] = {
     "baccarat": BACCARAT_AREAS,
-    "war": ("ante", "tie_bet"),
-}
-# "Start from preset": the paytables of the SPEC presets, per game.
-PAY_PRESETS: dict[str, dict[str, dict[str, str]]] = {
-    "baccarat": {"social": SOCIAL_PAYS, "classic": CLASSIC_PAYS},
-    "war": {"war": WAR_PAYS},
+    "war": WAR_AREAS,
 }
 # The war "tie in war bonus" is an extra multiple of the ante, so 0 is a
 # normal value there; every other multiplier returns the stake included.
@@ -105,15 +102,11 @@ def parse_multiplier(raw: object) -> Decimal | None:
 def _baccarat_rtp(pays: tuple[tuple[str, Decimal], ...], decks: int) -> dict[str, Fraction]:
     # exact_odds is fast (~10 ms) but the live view runs on every keystroke
     # pause and the dashboard once per version: remember recent answers.
-    from games.baccarat.odds import rtp
-
     return rtp(dict(pays), decks)
 
 
 @lru_cache(maxsize=64)
 def _war_edge(pays: tuple[tuple[str, Decimal], ...], decks: int) -> dict[str, Fraction]:
-    from games.war.odds import exact_edge
-
     return exact_edge(decks, dict(pays))
 
 

@@ -1,8 +1,12 @@
-"""Tables, their presets and their versioned paytables and limits."""
+"""Tables and their versioned paytables and limits.
+
+The presets themselves are in the pure ``games.presets``; this module saves
+them (and every operator edit) as tables with a frozen version and an audit
+row.
+"""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -11,92 +15,18 @@ from django.db.models import Max
 
 from games.models import AuditEntry, Table, TableVersion
 
+# kept for games.services.baccarat, games.services.war, games.views.baccarat
+# and games.views.war, remove when they import games.money
+from games.money import decimal_pays as decimal_pays
+from games.presets import PRESETS
+
+# kept for tests/conftest.py and tests/browser/test_war_browser.py, remove
+# when they import games.presets
+from games.presets import WAR_PAYS as WAR_PAYS
+
 # Fields whose change makes a new version: what a round is played under.
 VERSIONED_FIELDS = ("decks", "pays", "limits", "max_bet", "squeeze_threshold", "decision_timeout")
 AUDITED_FIELDS = ("name", "slug", "enabled", "position", "chips", *VERSIONED_FIELDS)
-
-BACCARAT_AREAS = ("player", "banker", "tie", "player_pair", "banker_pair")
-WAR_AREAS = ("ante", "tie_bet")
-
-SOCIAL_PAYS = {
-    "player": "2",
-    "banker": "1.95",
-    "tie": "8",
-    "player_pair": "10",
-    "banker_pair": "10",
-}
-CLASSIC_PAYS = {
-    "player": "2",
-    "banker": "1.95",
-    "tie": "9",
-    "player_pair": "12",
-    "banker_pair": "12",
-}
-WAR_PAYS = {"ante": "2", "raise": "2", "tie_bet": "11", "war_tie_bonus": "0"}
-
-
-def _limits(**areas: tuple[int, int]) -> dict[str, dict[str, int]]:
-    """Limits given in chips, stored in units."""
-    return {area: {"min": lo * 100, "max": hi * 100} for area, (lo, hi) in areas.items()}
-
-
-PRESETS: list[dict[str, Any]] = [
-    {
-        "game": "baccarat",
-        "name": "Baccarat Social",
-        "slug": "baccarat-social",
-        "position": 1,
-        "decks": 1,
-        "chips": [1, 5, 10, 50, 100],
-        "pays": SOCIAL_PAYS,
-        "limits": _limits(
-            player=(1, 5_000),
-            banker=(1, 5_000),
-            tie=(1, 500),
-            player_pair=(1, 500),
-            banker_pair=(1, 500),
-        ),
-        "max_bet": 10_000 * 100,
-        "squeeze_threshold": 1_000 * 100,
-        "decision_timeout": 30,
-    },
-    {
-        "game": "baccarat",
-        "name": "Baccarat Classic",
-        "slug": "baccarat-classic",
-        "position": 2,
-        "decks": 8,
-        "chips": [1, 5, 10, 50, 100],
-        "pays": CLASSIC_PAYS,
-        "limits": _limits(
-            player=(10, 20_000),
-            banker=(10, 20_000),
-            tie=(10, 2_000),
-            player_pair=(10, 2_000),
-            banker_pair=(10, 2_000),
-        ),
-        "max_bet": 25_000 * 100,
-        "squeeze_threshold": 5_000 * 100,
-        "decision_timeout": 30,
-    },
-    {
-        "game": "war",
-        "name": "Casino War",
-        "slug": "casino-war",
-        "position": 3,
-        "decks": 6,
-        "chips": [1, 5, 25, 100, 500],
-        "pays": WAR_PAYS,
-        "limits": _limits(ante=(5, 5_000), tie_bet=(1, 500)),
-        "max_bet": 5_500 * 100,
-        "squeeze_threshold": 0,
-        "decision_timeout": 30,
-    },
-]
-
-
-def decimal_pays(pays: dict[str, str]) -> dict[str, Decimal]:
-    return {area: Decimal(str(value)) for area, value in pays.items()}
 
 
 def _snapshot(table: Table) -> dict[str, Any]:

@@ -23,11 +23,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from games.display import format_chips
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Table, Wallet
-from games.services.dashboard import PAY_KEYS, dashboard_periods, live_paytable
+from games.selectors.dashboard import PAY_KEYS, dashboard_periods, live_paytable
 from games.services.wallet import adjust_balance
-from games.display import format_chips
 
 
 def _require_table_view(request: HttpRequest) -> None:

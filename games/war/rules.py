@@ -25,20 +25,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from games.baccarat.rules import floor_units
 from games.cards import Card
+from games.money import decimal_pays, floor_units
+from games.presets import WAR_PAYS
 
 DECISIONS: tuple[str, ...] = ("war", "surrender")
 RESULTS: tuple[str, ...] = ("win", "lose", "surrender", "war_win", "war_lose", "war_tie")
 BURNS = 3
 
-# SPEC section 8 defaults, as total-return multipliers.  Copy before changing.
-DEFAULT_PAYS: dict[str, Decimal] = {
-    "ante": Decimal("2"),
-    "raise": Decimal("2"),
-    "tie_bet": Decimal("11"),
-    "war_tie_bonus": Decimal("0"),
-}
+# SPEC section 8 defaults (the Casino War preset), as total-return
+# multipliers.  Copy before changing.
+DEFAULT_PAYS: dict[str, Decimal] = decimal_pays(WAR_PAYS)
 
 _VALUES: dict[str, int] = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
 

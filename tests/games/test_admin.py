@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from decimal import Decimal
 
 import pytest
@@ -16,8 +17,11 @@ from django.urls import reverse
 
 from games.errors import TableClosed
 from games.models import AuditEntry, LedgerEntry, Round, Table, TableVersion, Wallet
+from games.presets import CLASSIC_PAYS, SOCIAL_PAYS, WAR_PAYS
+from games.selectors.dashboard import _baccarat_rtp, live_paytable
 from games.services import rounds
-from games.services.tables import CLASSIC_PAYS, SOCIAL_PAYS, WAR_PAYS
+from games.verify import derive_shoe
+from games.war.rules import play_war, rank_value
 
 User = get_user_model()
 
@@ -132,10 +136,6 @@ def test_it_explains_bad_input_instead_of_failing(op_client):
 
 
 def test_it_computes_the_live_figures_fresh_in_under_200_ms():
-    import time
-
-    from games.services.dashboard import _baccarat_rtp, live_paytable
-
     _baccarat_rtp.cache_clear()  # no remembered answer: the exact odds are enumerated
     started = time.perf_counter()
     figures = live_paytable(game="baccarat", decks="7", pays=CLASSIC_PAYS).figures
@@ -262,9 +262,6 @@ def test_it_shows_the_version_history_on_the_table_page(op_client):
 
 def tie_then_war_win_seed(client_seed: str, nonce: int, decks: int) -> str:
     """A server seed whose shoe opens with a tie and whose war the player wins."""
-    from games.verify import derive_shoe
-    from games.war.rules import play_war, rank_value
-
     for i in range(5000):
         seed = hashlib.sha256(f"admin-war-{i}".encode()).hexdigest()
         shoe = derive_shoe(seed, client_seed, nonce, decks)

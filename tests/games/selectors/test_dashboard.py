@@ -10,7 +10,9 @@ from django.utils import timezone
 
 from games.baccarat.odds import rtp
 from games.models import Round, Table
-from games.services.dashboard import (
+from games.money import decimal_pays
+from games.presets import CLASSIC_PAYS, WAR_PAYS
+from games.selectors.dashboard import (
     dashboard_periods,
     expected_loss,
     live_paytable,
@@ -18,7 +20,7 @@ from games.services.dashboard import (
     percent,
     takings,
 )
-from games.services.tables import CLASSIC_PAYS, WAR_PAYS, decimal_pays, save_table, table_snapshot
+from games.services.tables import save_table, table_snapshot
 from games.war.odds import exact_edge
 
 

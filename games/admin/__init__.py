@@ -1,0 +1,31 @@
+"""The operator console (Django admin).
+
+Tables are edited through a form that shows amounts in chips and the
+paytable as one field per multiplier, each with its exact RTP beside it,
+refreshed over htmx while the operator types (``games.views.operator``).
+Saving goes through ``games.services.tables.save_table``: a change to the
+paytable or limits makes a new TableVersion (rounds in progress keep theirs)
+and every change is written to the audit log. Wallets, the ledger, rounds and
+the audit log are read-only here; chips move only through the adjustment
+screen, which calls ``games.services.wallet.adjust_balance``.
+
+Permissions are Django's model permissions: ``games.change_table`` edits
+tables, ``games.change_wallet`` adjusts balances, the view permissions only
+look.
+
+Django's autodiscovery imports this package: importing the modules below
+registers their ModelAdmins.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from games.admin import audit, players, tables
+
+__all__ = ["audit", "players", "tables"]
+
+admin.site.site_header = _("The Casino · operator console")
+admin.site.site_title = _("The Casino operator console")
+admin.site.index_title = _("Tables, players and the audit log")

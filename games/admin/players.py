@@ -1,0 +1,105 @@
+"""Players' wallets, ledger, rounds and profiles in the operator console: all
+read-only. Chips move only through the adjustment screen
+(``games.views.operator.adjust_wallets``), which posts a ledger row through
+``games.services.wallet.adjust_balance``.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
+
+from games.admin.base import ReadOnlyAdmin
+from games.display import format_chips
+from games.models import LedgerEntry, Profile, Round, Wallet
+from games.views import operator
+
+
+@admin.register(Wallet)
+class WalletAdmin(ReadOnlyAdmin):
+    """Balances are never edited in place: the adjustment screen posts a
+    ledger row through the wallet service."""
+
+    list_display = ("user", "balance_chips", "last_topup_on", "updated_at")
+    search_fields = ("user__username",)
+    fields = ("user", "balance_chips", "last_topup_on", "updated_at")
+    readonly_fields = fields
+    actions = ("adjust_balances",)
+    change_form_template = "admin/games/wallet/change_form.html"
+
+    def has_adjust_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("games.change_wallet")
+
+    def get_urls(self):
+        return [
+            path(
+                "adjust/",
+                self.admin_site.admin_view(operator.adjust_wallets),
+                name="games_wallet_adjust",
+            ),
+            *super().get_urls(),
+        ]
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        extra_context = {**(extra_context or {}), "can_adjust": self.has_adjust_permission(request)}
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description=_("balance (chips)"), ordering="balance")
+    def balance_chips(self, obj: Wallet) -> str:
+        return format_chips(obj.balance)
+
+    @admin.action(description=_("Credit or debit the selected players"), permissions=["adjust"])
+    def adjust_balances(self, request: HttpRequest, queryset: QuerySet[Wallet]) -> HttpResponse:
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return HttpResponseRedirect(f"{reverse('admin:games_wallet_adjust')}?ids={ids}")
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "wallet",
+        "kind",
+        "amount_chips",
+        "balance_after_chips",
+        "round",
+        "reason",
+        "actor",
+        "created_at",
+    )
+    list_filter = ("kind",)
+    search_fields = ("wallet__user__username", "reason")
+    list_select_related = ("wallet__user", "actor", "round")
+
+    @admin.display(description=_("amount (chips)"), ordering="amount")
+    def amount_chips(self, obj: LedgerEntry) -> str:
+        return ("+" if obj.amount > 0 else "") + format_chips(obj.amount)
+
+    @admin.display(description=_("balance after (chips)"))
+    def balance_after_chips(self, obj: LedgerEntry) -> str:
+        return format_chips(obj.balance_after)
+
+
+@admin.register(Round)
+class RoundAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "player",
+        "table",
+        "version",
+        "game",
+        "status",
+        "total_bet",
+        "total_return",
+        "created_at",
+    )
+    list_filter = ("game", "status", "table")
+    search_fields = ("player__username",)
+
+
+@admin.register(Profile)
+class ProfileAdmin(ReadOnlyAdmin):
+    list_display = ("user", "nonce", "personal_max_bet")

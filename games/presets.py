@@ -1,0 +1,112 @@
+"""The SPEC's table presets (SPEC sections 3 and 5): Baccarat Social (seed 000),
+Baccarat Classic (seed 001) and Casino War (seed 004), defined once.
+
+Pure core (no Django).  The rules modules take their default paytables from
+here, the table service and the data migration create the tables from
+``PRESETS``, and the operator console offers them as "start from preset".
+Multipliers are strings, as a table stores them (JSON); ``games.money.
+decimal_pays`` makes them Decimals.  Limits and amounts are minor units
+(1 chip = 100 units).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.display import UNITS_PER_CHIP
+
+# Total-return multipliers (stake included), in the order they are shown.
+SOCIAL_PAYS: dict[str, str] = {
+    "player": "2",
+    "banker": "1.95",
+    "tie": "8",
+    "player_pair": "10",
+    "banker_pair": "10",
+}
+CLASSIC_PAYS: dict[str, str] = {
+    "player": "2",
+    "banker": "1.95",
+    "tie": "9",
+    "player_pair": "12",
+    "banker_pair": "12",
+}
+# "war_tie_bonus" is an extra multiple of the ante when the war ties: 0 is off.
+WAR_PAYS: dict[str, str] = {"ante": "2", "raise": "2", "tie_bet": "11", "war_tie_bonus": "0"}
+
+# The areas a player stakes on, each with its own MIN and MAX. A war's raise
+# is not one: it always equals the ante.
+BACCARAT_AREAS: tuple[str, ...] = tuple(CLASSIC_PAYS)
+WAR_AREAS: tuple[str, ...] = ("ante", "tie_bet")
+
+
+def _limits(**areas: tuple[int, int]) -> dict[str, dict[str, int]]:
+    """Limits given in chips, stored in units."""
+    return {
+        area: {"min": lo * UNITS_PER_CHIP, "max": hi * UNITS_PER_CHIP}
+        for area, (lo, hi) in areas.items()
+    }
+
+
+SOCIAL: dict[str, Any] = {
+    "game": "baccarat",
+    "name": "Baccarat Social",
+    "slug": "baccarat-social",
+    "position": 1,
+    "decks": 1,
+    "chips": [1, 5, 10, 50, 100],
+    "pays": SOCIAL_PAYS,
+    "limits": _limits(
+        player=(1, 5_000),
+        banker=(1, 5_000),
+        tie=(1, 500),
+        player_pair=(1, 500),
+        banker_pair=(1, 500),
+    ),
+    "max_bet": 10_000 * UNITS_PER_CHIP,
+    "squeeze_threshold": 1_000 * UNITS_PER_CHIP,
+    "decision_timeout": 30,
+}
+CLASSIC: dict[str, Any] = {
+    "game": "baccarat",
+    "name": "Baccarat Classic",
+    "slug": "baccarat-classic",
+    "position": 2,
+    "decks": 8,
+    "chips": [1, 5, 10, 50, 100],
+    "pays": CLASSIC_PAYS,
+    "limits": _limits(
+        player=(10, 20_000),
+        banker=(10, 20_000),
+        tie=(10, 2_000),
+        player_pair=(10, 2_000),
+        banker_pair=(10, 2_000),
+    ),
+    "max_bet": 25_000 * UNITS_PER_CHIP,
+    "squeeze_threshold": 5_000 * UNITS_PER_CHIP,
+    "decision_timeout": 30,
+}
+WAR: dict[str, Any] = {
+    "game": "war",
+    "name": "Casino War",
+    "slug": "casino-war",
+    "position": 3,
+    "decks": 6,
+    "chips": [1, 5, 25, 100, 500],
+    "pays": WAR_PAYS,
+    "limits": _limits(ante=(5, 5_000), tie_bet=(1, 500)),
+    "max_bet": 5_500 * UNITS_PER_CHIP,
+    "squeeze_threshold": 0,
+    "decision_timeout": 30,
+}
+
+# Every preset table, in lobby order: the keyword arguments of a new Table.
+PRESETS: list[dict[str, Any]] = [SOCIAL, CLASSIC, WAR]
+# The presets by the short name the operator console uses ("?preset=classic").
+TABLE_PRESETS: dict[str, dict[str, Any]] = {"social": SOCIAL, "classic": CLASSIC, "war": WAR}
+# Their paytables, per game, for "start from preset" in the table form.
+PAY_PRESETS: dict[str, dict[str, dict[str, str]]] = {
+    "baccarat": {"social": SOCIAL_PAYS, "classic": CLASSIC_PAYS},
+    "war": {"war": WAR_PAYS},
+}
+# The shoe a game deals from when nothing else says (the verifier's default).
+DEFAULT_DECKS: dict[str, int] = {"baccarat": CLASSIC["decks"], "war": WAR["decks"]}

@@ -21,8 +21,13 @@ import time
 import uuid
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+# The pure core needs no Django; the models and the site wait for main() to
+# point Django at the throwaway database.
+from games.baccarat.rules import play_coup
+from games.cards import server_seed_hash
+from games.verify import derive_shoe
 
 SMALL, BIG = 100, 100_000
 REPEAT = 41
@@ -45,10 +50,7 @@ def interleaved_medians(fns, repeat: int = REPEAT) -> list[float]:
 
 def make_rounds(player, count: int) -> None:
     """``count`` settled rounds dealt from real shoes (a few coups reused)."""
-    from games.baccarat.rules import play_coup
-    from games.cards import server_seed_hash
-    from games.models import Round, Table
-    from games.verify import derive_shoe
+    from games.models import Round, Table  # noqa: PLC0415  app loading: main() sets Django up first
 
     baccarat = Table.objects.get(slug="baccarat-classic")
     war = Table.objects.get(slug="casino-war")
@@ -110,16 +112,17 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
     os.environ.setdefault("DJANGO_DEBUG", "1")
 
-    import django
+    import django  # noqa: PLC0415  app loading: the settings' environment is set just above
 
     django.setup()
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-    from django.db import connection, transaction
-    from django.test import Client
-    from django.test.utils import setup_test_environment
+    # App loading: these need the apps set up on the throwaway database.
+    from django.contrib.auth import get_user_model  # noqa: PLC0415
+    from django.core.management import call_command  # noqa: PLC0415
+    from django.db import connection, transaction  # noqa: PLC0415
+    from django.test import Client  # noqa: PLC0415
+    from django.test.utils import setup_test_environment  # noqa: PLC0415
 
-    from games.services.wallet import open_account
+    from games.services.wallet import open_account  # noqa: PLC0415
 
     setup_test_environment()  # lets the test client's "testserver" host in
     try:
@@ -172,7 +175,7 @@ def main() -> None:
             )
         )
     finally:
-        from django.db import connections
+        from django.db import connections  # noqa: PLC0415  app loading, as above
 
         connections.close_all()
         for suffix in ("", "-wal", "-shm"):

@@ -28,6 +28,10 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from games.models import Game, Round
 from games.selectors import history as selectors
+from games.selectors.history_export import csv_rows
+from games.selectors.round_facts import is_open, result_label, shown_cards
+from games.selectors.round_report import round_report
+from games.selectors.round_verification import verify_round
 
 
 class HistoryFilterForm(forms.Form):
@@ -136,8 +140,8 @@ def history(request: HttpRequest, user_id: int | None = None) -> HttpResponse:
         "rows": [
             {
                 "round": r,
-                "result": selectors.result_label(r),
-                "cards": selectors.shown_cards(r),
+                "result": result_label(r),
+                "cards": shown_cards(r),
             }
             for r in page.rounds
         ],
@@ -180,7 +184,7 @@ def history_export(request: HttpRequest, user_id: int | None = None) -> Streamin
     writer = csv.writer(_Echo())
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
     response = StreamingHttpResponse(
-        (writer.writerow(row) for row in selectors.csv_rows(rounds)),
+        (writer.writerow(row) for row in csv_rows(rounds)),
         content_type="text/csv; charset=utf-8",
     )
     filename = f"rounds-{owner.get_username()}-{stamp}.csv"
@@ -204,7 +208,7 @@ def player_lookup(request: HttpRequest) -> HttpResponse:
 
 
 def _round_context(request: HttpRequest, rnd: Round) -> dict[str, Any]:
-    report = selectors.round_report(rnd)
+    report = round_report(rnd)
     own = rnd.player_id == request.user.pk
     back = reverse("history") if own else reverse("history_player", args=[rnd.player_id])
     return {"report": report, "round": rnd, "own": own, "back_url": back}
@@ -226,13 +230,13 @@ def round_verify(request: HttpRequest, pk: int) -> HttpResponse:
     button posts through htmx and swaps in the verdict."""
     rnd = _visible_round(request, pk)
     context = _round_context(request, rnd)
-    if selectors.is_open(rnd):
+    if is_open(rnd):
         context["verify_refused"] = _(
             "This round is still waiting for the tie decision. Its server seed is revealed, "
             "and the round can be verified, once it is over."
         )
     else:
-        context["verification"] = selectors.verify_round(rnd)
+        context["verification"] = verify_round(rnd)
     template = "history/round.html"
     if request.htmx:
         template += "#verification"

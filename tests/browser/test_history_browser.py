@@ -8,7 +8,15 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
 from playwright.sync_api import expect
+
+from games.baccarat.rules import play_coup, settle
+from games.cards import server_seed_hash
+from games.models import Round, Table
+from games.services.baccarat import coup_record
+from games.verify import derive_shoe
 
 pytestmark = pytest.mark.browser
 
@@ -16,15 +24,6 @@ pytestmark = pytest.mark.browser
 def _coup_for(username: str) -> dict:
     """Store a settled coup for the player, dealt from a real shoe, as the
     baccarat service would; returns what the page should show."""
-    from django.contrib.auth import get_user_model
-    from django.utils import timezone
-
-    from games.baccarat.rules import play_coup, settle
-    from games.cards import server_seed_hash
-    from games.models import Round, Table
-    from games.services.baccarat import coup_record
-    from games.verify import derive_shoe
-
     user = get_user_model().objects.get(username=username)
     table = Table.objects.get(slug="baccarat-classic")
     version = table.current_version

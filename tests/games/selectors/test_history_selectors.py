@@ -13,16 +13,13 @@ from django.utils import timezone
 
 from games.baccarat.rules import play_coup, settle
 from games.cards import server_seed_hash
-from games.models import Round, Table
-from games.selectors.history import (
-    HistoryFilter,
-    csv_rows,
-    history_page,
-    history_summary,
-    player_rounds,
-    round_report,
-    verify_round,
-)
+from games.models import Profile, Round, Table
+from games.selectors.history import HistoryFilter, history_page, history_summary, player_rounds
+from games.selectors.history_export import csv_rows
+from games.selectors.round_report import round_report
+from games.selectors.round_verification import verify_round
+from games.services import baccarat as baccarat_service
+from games.services import war as war_service
 from games.services.baccarat import coup_record
 from games.verify import derive_shoe
 from games.war.rules import play_war, settle_war
@@ -373,10 +370,6 @@ def test_the_csv_rows_carry_every_column(known_rounds):
 def test_rounds_played_through_the_game_services_verify(make_player):
     """The real BET and DEAL/WAR paths store rounds the verifier agrees with,
     and a war waiting for its decision shows only its first two cards."""
-    from games.models import Profile
-    from games.services import baccarat as baccarat_service
-    from games.services import war as war_service
-
     player = make_player(chips=1_000)
     coup = baccarat_service.place_bet(
         user=player,

@@ -5,13 +5,25 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from games.baccarat.rules import Coup
-from games.cards import FairRng, new_shoe, parse_cards, shuffle
-from games.verify import derive_shoe, main, replay_baccarat, replay_war, report
+from games.cards import FairRng, new_shoe, parse_cards, server_seed_hash, shuffle
+from games.presets import CLASSIC_PAYS, WAR_PAYS
+from games.verify import (
+    Difference,
+    StoredRound,
+    check_round,
+    derive_shoe,
+    main,
+    replay_baccarat,
+    replay_war,
+    report,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED_A = "00" * 32  # client "alice", nonce 0, 8 decks
@@ -107,3 +119,105 @@ def test_main_and_report_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data == report(SEED_A, "alice", 0, "baccarat", 8)
     assert data["first_cards"][:3] == ["4D", "3C", "2D"]
+
+
+# --- checking a stored round against its seeds ----------------------------------
+
+
+COUP = StoredRound(
+    game="baccarat",
+    server_seed=SEED_A,
+    server_seed_hash=server_seed_hash(bytes.fromhex(SEED_A)),
+    client_seed="alice",
+    nonce=0,
+    decks=8,
+    pays=CLASSIC_PAYS,
+    bets={"player": 100},
+    returns={"player": 200},
+    cards=["4D", "3C", "2D", "KS", "KD"],
+    result="player",
+    player_total=6,
+    banker_total=3,
+    natural=False,
+    player_pair=False,
+    banker_pair=False,
+)
+
+
+def stored_coup(**changes: Any) -> StoredRound:
+    """SEED_A's coup (Player 4D 2D = 6, Banker 3C KS KD = 3) as the site stores
+    it, with 1 chip on PLAYER paid x2."""
+    return replace(COUP, **changes)
+
+
+WAR = StoredRound(
+    game="war",
+    server_seed=SEED_B,
+    server_seed_hash=server_seed_hash(bytes.fromhex(SEED_B)),
+    client_seed="player-42",
+    nonce=7,
+    decks=6,
+    pays=WAR_PAYS,
+    bets={"ante": 100},
+    returns={"ante": 0, "raise": 0, "tie_bet": 0},
+    cards=["5C", "5S", "4S", "3H", "4D", "5D", "AD"],
+    result="war_lose",
+    decision="war",
+)
+
+
+def stored_war(**changes: Any) -> StoredRound:
+    """SEED_B's war: a tie (5C 5S), then war lost (5D against AD)."""
+    return replace(WAR, **changes)
+
+
+def test_a_round_stored_as_dealt_matches() -> None:
+    check = check_round(stored_coup())
+    assert check.matches, check.differences
+    assert check.derived_cards == ["4D", "3C", "2D", "KS", "KD"]
+    assert check.derived_result == "player"
+    war = check_round(stored_war())
+    assert war.matches, war.differences
+    assert war.derived_result == "war_lose"
+
+
+def test_each_tampered_fact_is_named_with_both_values() -> None:
+    check = check_round(
+        stored_coup(
+            cards=["4D", "3C", "9D", "KS", "KD"],
+            result="banker",
+            player_total=3,
+            returns={"player": 0},
+            server_seed_hash="00" * 32,
+        )
+    )
+    assert check.differences == [
+        Difference("server_seed_hash", "00" * 32, server_seed_hash(bytes.fromhex(SEED_A))),
+        Difference("winner", "banker", "player"),
+        Difference("player_total", 3, 6),
+        Difference("return", 0, 200, where="player"),
+        Difference("card", "9D", "2D", where=3),
+    ]
+
+
+def test_a_bet_the_paytable_cannot_settle_is_reported_not_raised() -> None:
+    check = check_round(stored_coup(pays={"player": "two"}))
+    assert check.differences == [Difference("returns")]
+
+
+def test_a_seed_that_is_not_hex_stops_the_check() -> None:
+    check = check_round(stored_coup(server_seed="not hex"))
+    assert check.differences == [Difference("server_seed")]
+    assert check.derived_cards == []
+
+
+def test_a_war_tie_stored_without_its_decision_is_a_difference() -> None:
+    check = check_round(stored_war(decision=None, cards=["5C", "5S"]))
+    assert check.differences == [Difference("decision", None)]
+
+
+def test_a_void_round_checks_its_dealt_cards_but_not_its_money() -> None:
+    void = stored_coup(void=True, cards=["4D", "3C"], returns={}, result="")
+    assert check_round(void).matches
+    extra_card = stored_coup(void=True, cards=["4D", "3C", "2D", "KS", "KD", "7H"])
+    assert check_round(extra_card).differences == [Difference("card_count", 6, 5)]

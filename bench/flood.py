@@ -1,0 +1,189 @@
+"""Flood benchmark: playing players while strangers flood the login form.
+
+Run from the repository root, for example::
+
+    .venv/bin/python bench/flood.py --serve cluster
+    .venv/bin/python bench/flood.py --serve single --flood-addresses 6
+
+Two rounds of bench/load.py's players on one server (``--serve`` as there):
+first ``--players`` players (default 50) play ``--seconds`` (default 30)
+undisturbed; then as many new players play as long while ``--flooders``
+clients (default 6) post the login form with random usernames and
+passwords as fast as they are answered, each with the CSRF token of the
+page, as a script would. Every such post would cost the server a password
+hash; the site throttles them per client address (nginx and
+casino/throttle.py) and axes locks an address that fails over many
+usernames. The flooders come from ``--flood-addresses`` loopback addresses
+(default 1: one stranger's machine), the players each from their own.
+
+Passes (``ok``) when the players' p99 with the flood is under
+``--max-p99-ms`` (250) and under twice the p99 without it, no player
+request failed, and the flooders got 429s. The last line printed is one
+JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import load  # noqa: E402
+
+CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+FLOOD_BASE = 240  # client numbers of the flooders' addresses (bench.load.client_address)
+
+
+class Flooder(threading.Thread):
+    """Posts the login form with random credentials until told to stop."""
+
+    def __init__(self, url: str, address: str, stop: threading.Event, timeout: float) -> None:
+        super().__init__(daemon=True)
+        self.url = url
+        self.stop = stop
+        self.timeout = timeout
+        self.http = load.http_session(address)
+        self.statuses: Counter[str] = Counter()
+        self.throttle_message = False
+
+    def run(self) -> None:
+        token = ""
+        while not self.stop.is_set():
+            try:
+                if not token:
+                    page = self.http.get(self.url + "/accounts/login/", timeout=self.timeout)
+                    found = CSRF_INPUT.search(page.text)
+                    token = found.group(1) if found else ""
+                response = self.http.post(
+                    self.url + "/accounts/login/",
+                    data={
+                        "csrfmiddlewaretoken": token,
+                        "username": "flood-" + secrets.token_hex(5),
+                        "password": secrets.token_urlsafe(12),
+                    },
+                    headers={"Origin": self.url, "Referer": self.url + "/accounts/login/"},
+                    timeout=self.timeout,
+                )
+            except Exception as exc:  # counted, and the flood goes on
+                self.statuses[type(exc).__name__] += 1
+                time.sleep(0.1)
+                continue
+            self.statuses[str(response.status_code)] += 1
+            if response.status_code == 429:
+                self.throttle_message |= "Too many" in response.text
+            elif response.status_code == 403:
+                token = ""  # a new CSRF token next time
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    own = {"--flooders": 6, "--flood-addresses": 1, "--max-p99-ms": 250.0}
+    options = {}
+    for name, default in own.items():
+        if name in argv:
+            i = argv.index(name)
+            options[name] = type(default)(argv[i + 1])
+            del argv[i : i + 2]
+        else:
+            options[name] = default
+    if "--players" not in argv:
+        argv += ["--players", "50"]
+    args = load.parse_args(argv)
+    parts = load.urlsplit(args.url)
+    port = parts.port or 80
+    args.url = f"http://{parts.hostname}:{port}"
+    threading.stack_size(512 * 1024)
+
+    server = None
+    if args.serve == "single":
+        server = load.SingleServer(parts.hostname or "127.0.0.1", port)
+    elif args.serve == "cluster":
+        server = load.ClusterServer(port, args.workers, args.ws_workers)
+    stop = threading.Event()
+    flooders = [
+        Flooder(
+            args.url,
+            load.client_address(FLOOD_BASE + n % options["--flood-addresses"]),
+            stop,
+            args.timeout,
+        )
+        for n in range(options["--flooders"])
+    ]
+    try:
+        load.wait_http(args.url, 60)
+        print("players without the flood ...", file=sys.stderr, flush=True)
+        quiet, _ = load.run(args, server)
+        print(
+            f"players with {len(flooders)} flooders on "
+            f"{options['--flood-addresses']} address(es) ...",
+            file=sys.stderr,
+            flush=True,
+        )
+        flooded, _ = load.run(
+            args,
+            server,
+            on_play=lambda: [f.start() for f in flooders],
+            on_stop=stop.set,
+        )
+        for f in flooders:
+            f.join(timeout=args.timeout + 5)
+    finally:
+        stop.set()
+        if server is not None:
+            server.stop()
+
+    statuses: Counter[str] = Counter()
+    for f in flooders:
+        statuses.update(f.statuses)
+    posts = sum(statuses.values())
+    p99_quiet, p99_flood = quiet["p99_ms"], flooded["p99_ms"]
+    ok = (
+        p99_quiet is not None
+        and p99_flood is not None
+        and p99_flood < options["--max-p99-ms"]
+        and p99_flood < 2 * p99_quiet
+        and quiet["errors"] == 0
+        and flooded["errors"] == 0
+        and statuses["429"] > 0
+    )
+    result = {
+        "ok": ok,
+        "players": args.players,
+        "seconds": args.seconds,
+        "serve": args.serve,
+        "flooders": len(flooders),
+        "flood_addresses": options["--flood-addresses"],
+        "p50_ms_quiet": quiet["p50_ms"],
+        "p99_ms_quiet": p99_quiet,
+        "p50_ms_flood": flooded["p50_ms"],
+        "p99_ms_flood": p99_flood,
+        "errors_quiet": quiet["errors"],
+        "errors_flood": flooded["errors"],
+        "rounds_quiet": quiet["rounds"],
+        "rounds_flood": flooded["rounds"],
+        "flood_posts": posts,
+        "flood_posts_per_s": round(posts / args.seconds, 1),
+        "flood_statuses": dict(statuses),
+        "flood_429_share": round(statuses["429"] / posts, 3) if posts else None,
+        "flood_429_says_why": any(f.throttle_message for f in flooders),
+        "machine_busy_pct_quiet": quiet["machine_busy_pct"],
+        "machine_busy_pct_flood": flooded["machine_busy_pct"],
+    }
+    print(
+        f"players' p99 {p99_quiet} ms alone, {p99_flood} ms with the flood; "
+        f"{posts} flood posts, {statuses['429']} answered 429; ok {ok}",
+        flush=True,
+    )
+    print(json.dumps(result), flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -19,6 +19,16 @@ import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import connections, transaction
+from django.test import Client
+from django.utils import translation
+
+from games.models import LedgerEntry, Table
+from games.services.tables import WAR_PAYS, create_presets, snapshot_version
+from games.services.wallet import Posting, open_account, post
 
 ROOT = Path(__file__).resolve().parent.parent
 _usernames = itertools.count(1)
@@ -27,7 +37,6 @@ _usernames = itertools.count(1)
 def pytest_configure(config):
     """A fast password hasher: the default one costs about a second per test
     user on these machines. Servers started by the browser tests keep theirs."""
-    from django.conf import settings
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -36,7 +45,6 @@ def pytest_configure(config):
 def english_messages():
     """Service messages read in English unless a test picks a language
     (the site's fallback language is Japanese)."""
-    from django.utils import translation
 
     with translation.override("en"):
         yield
@@ -58,7 +66,6 @@ def default_tables(request):
     flushes them away afterwards, so put back whatever is missing."""
     if request.node.get_closest_marker("django_db") or _DB_FIXTURES & set(request.fixturenames):
         request.getfixturevalue("_django_db_helper")
-        from games.services.tables import create_presets
 
         create_presets()
 
@@ -67,7 +74,6 @@ def default_tables(request):
 def client():
     """A test client whose browser asks for English, as the tests read
     English; a test about languages sends its own Accept-Language."""
-    from django.test import Client
 
     return Client(HTTP_ACCEPT_LANGUAGE="en")
 
@@ -75,9 +81,6 @@ def client():
 @pytest.fixture
 def make_player(db):
     """A signed-up player: user, profile and wallet with the starting grant."""
-    from django.contrib.auth import get_user_model
-
-    from games.services.wallet import open_account
 
     counter = {"n": 0}
 
@@ -89,11 +92,6 @@ def make_player(db):
         )
         open_account(user=user)
         if chips is not None:
-            from django.db import transaction
-
-            from games.models import LedgerEntry
-            from games.services.wallet import Posting, post
-
             wallet = user.wallet
             wallet.refresh_from_db()
             with transaction.atomic():
@@ -114,8 +112,6 @@ def make_player(db):
 @pytest.fixture
 def quick_war(db):
     """A War table whose tie decision times out after one second."""
-    from games.models import Table
-    from games.services.tables import WAR_PAYS, snapshot_version
 
     table = Table.objects.create(
         game="war",
@@ -166,16 +162,12 @@ def browser_context_args(browser_context_args):
 @pytest.fixture(scope="session")
 def server_db(django_db_blocker):
     """The file database the daphne subprocess serves, open to the ORM here."""
-    from django.conf import settings
-    from django.core.management import call_command
 
     path = Path(settings.DATABASES["default"]["NAME"])
     assert os.environ.get("CASINO_SQLITE_PATH"), (
         "browser tests need CASINO_SQLITE_PATH (make test-browser)"
     )
     with django_db_blocker.unblock():
-        from django.db import connections
-
         connections.close_all()
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from games.cards import Card
 from games.verify import derive_shoe
+from games.war.rules import first_cards_tied, play_war
 
 TRIES = 100_000
 
@@ -32,7 +33,6 @@ def find_seed(
 def war_cases(shoe: list[Card]) -> set[str]:
     """What a War shoe can deal: the result of its first two cards, or, when
     they tie, "tie", "surrender" and the result of going to war."""
-    from games.war.rules import first_cards_tied, play_war
 
     if first_cards_tied(shoe):
         return {"tie", "surrender", play_war(shoe, "war").result}

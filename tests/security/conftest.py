@@ -18,6 +18,11 @@ from functools import cache
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from games.models import LedgerEntry, Profile, Round, Wallet
+from games.services.wallet import ledger_mismatches
+from games.war.rules import first_cards_tied
+from tests.seeds import find_seed
+
 # The whole suite must stay around a minute: a few dozen examples per form,
 # always the same ones (derandomize), no example database on disk.
 FUZZ = settings(
@@ -75,8 +80,6 @@ CLIENT_SEED = "security-sweep"
 @cache
 def war_seed(tied: bool) -> str:
     """A committed server seed whose first two War cards tie (or not)."""
-    from games.war.rules import first_cards_tied
-    from tests.seeds import find_seed
 
     return find_seed("security-war", CLIENT_SEED, 6, lambda shoe: first_cards_tied(shoe) == tied)
 
@@ -90,7 +93,6 @@ class Books:
 
 
 def read_books() -> Books:
-    from games.models import LedgerEntry, Profile, Round, Wallet
 
     return Books(
         balances=dict(Wallet.objects.values_list("user_id", "balance")),
@@ -125,7 +127,6 @@ def books_unchanged() -> Iterator[Books]:
 
 def ledger_balances_agree() -> None:
     """Every wallet still equals the sum of its ledger rows."""
-    from games.services.wallet import ledger_mismatches
 
     assert not ledger_mismatches()
 

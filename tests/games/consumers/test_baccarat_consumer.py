@@ -18,7 +18,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from games.baccarat.rules import play_coup
-from games.models import Profile, Round
+from games.models import Profile, Round, Table
 from games.services import baccarat
 from tests.games.consumers.conftest import baccarat_socket
 from tests.seeds import find_seed
@@ -57,7 +57,6 @@ socket = baccarat_socket  # a browser tab at the table (anonymous without a user
 
 
 async def bet(user, slip_key: str = "slip", **bets: int) -> Round:
-    from games.models import Table
 
     table = await database_sync_to_async(Table.objects.get)(slug=SLUG)
     return await database_sync_to_async(baccarat.place_bet)(

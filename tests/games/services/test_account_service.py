@@ -13,6 +13,7 @@ from games.errors import BetRefused, GameError
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services import account, rounds, war
 from games.services.account import PinRefused, next_change_allowed, week_start
+from games.services.baccarat import place_bet
 
 NY = ZoneInfo("America/New_York")
 UTC = dt.UTC
@@ -185,7 +186,6 @@ def test_the_personal_max_bet_applies_at_once_to_war(make_player):
 
 
 def test_the_personal_max_bet_refuses_a_baccarat_bet(make_player):
-    from games.services.baccarat import place_bet
 
     user = make_player(chips=1_000)
     account.set_pin(user=user, password=PASSWORD, new_pin="1234")

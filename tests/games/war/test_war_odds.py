@@ -37,10 +37,7 @@ def brute_force_edges(decks: int, tie_pays: int = 11, raise_pays: int = 2, bonus
                     for wd in range(13):
                         v = w * Fraction(left[wp], m) * Fraction(left[wd] - (wp == wd), m - 1)
                         staked = 2
-                        if wp >= wd:
-                            back = 1 + raise_pays + (bonus if wp == wd else 0)
-                        else:
-                            back = 0
+                        back = (1 + raise_pays + (bonus if wp == wd else 0)) if wp >= wd else 0
                         war_loss += v * (staked - back)
     return {"war": war_loss, "surrender": surrender_loss, "tie_bet": 1 - tie_prob * tie_pays}
 

@@ -1,21 +1,22 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.http import HttpRequest
 
-from games.models import Wallet
+from games.selectors.players import wallet_for
 
 
-def casino(request: HttpRequest) -> dict:
-    """The header's balance, for logged-in users, when a page shows it without
-    the view having given it: the wallet read with the user (casino.auth)."""
+def casino(request: HttpRequest) -> dict[str, Any]:
+    """The header's balance for a signed-in player, read only when a page
+    shows it and its view did not give it (the table views do)."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
 
-    def balance() -> int | None:
-        try:
-            return user.wallet.balance
-        except Wallet.DoesNotExist:  # an account made outside sign-up, before its first table
-            return None
+    def balance() -> int:
+        return wallet_for(user).balance
 
-    return {"header_balance": balance}
+    header: Callable[[], int] = balance
+    return {"header_balance": header}

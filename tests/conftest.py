@@ -27,7 +27,8 @@ from django.test import Client
 from django.utils import translation
 
 from games.models import LedgerEntry, Table
-from games.services.tables import WAR_PAYS, create_presets, snapshot_version
+from games.presets import WAR_PAYS
+from games.services.tables import create_presets, snapshot_version
 from games.services.wallet import Posting, open_account, post
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -43,12 +43,15 @@ from typing import Any
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
+from django.utils.translation import trans_real
 
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.models import Game, Profile, Round, Table
+from games.presenters import baccarat as presenter
+from games.presenters.common import truthy
+from games.selectors import roads as road_selectors
 from games.services.baccarat import SIDES, reveal_group
-from games.views import baccarat as views
 
 logger = logging.getLogger(__name__)
 
@@ -86,10 +89,10 @@ def reveal_steps(rnd: Round, *, table: Table, squeeze: str | None = None) -> lis
     With ``squeeze`` ("player" / "banker") that side's 2nd and 3rd cards are
     peeled by the player (see the module docstring).
     """
-    order = views.deal_order(rnd)
-    steps = [RevealStep("deal", views.render_fragment("step_deal", views.deal_context(rnd)))]
+    order = presenter.deal_order(rnd)
+    steps = [RevealStep("deal", presenter.fragment("step_deal", presenter.deal_context(rnd)))]
     pair_only = bool(rnd.bets) and set(rnd.bets) <= PAIR_AREAS
-    peels = {} if pair_only else views.squeeze_peels(rnd, squeeze)
+    peels = {} if pair_only else presenter.squeeze_peels(rnd, squeeze)
     for i, (slot, code) in enumerate(order):
         if pair_only and i == 4:
             steps.append(_open_cards(rnd, order[4:], shown=len(order), name="skip"))
@@ -99,18 +102,19 @@ def reveal_steps(rnd: Round, *, table: Table, squeeze: str | None = None) -> lis
             steps += _peel_steps(rnd, peel, code, shown=i + 1)
         else:
             steps.append(_open_cards(rnd, [(slot, code)], shown=i + 1, name="card"))
-    context = views.result_context(rnd, user=rnd.player, table=table)
-    steps.append(RevealStep("result", views.render_fragment("step_result", context), Pause.NONE))
+    roads = road_selectors.table_roads(user=rnd.player, table=table)
+    context = presenter.result_context(rnd, table=table, roads=roads)
+    steps.append(RevealStep("result", presenter.fragment("step_result", context), Pause.NONE))
     return steps
 
 
-def _peel_steps(rnd: Round, peel: views.PeelView, code: str, *, shown: int) -> list[RevealStep]:
+def _peel_steps(rnd: Round, peel: presenter.PeelView, code: str, *, shown: int) -> list[RevealStep]:
     """Peel one card: face down with the navigator, then (after ``peel_start``)
     its face, then (after ``continue``) open in its slot as usual."""
-    stage = views.render_fragment("step_peel", views.peel_context(rnd, peel))
-    face = views.render_fragment("peel_face", views.peel_face_context(peel.slot, code))
+    stage = presenter.fragment("step_peel", presenter.peel_context(peel))
+    face = presenter.fragment("peel_face", presenter.peel_face_context(peel.slot, code))
     opened = _open_cards(rnd, [(peel.slot, code)], shown=shown, name="card")
-    closed = views.render_fragment("squeeze_stage", {"peel": None})
+    closed = presenter.fragment("squeeze_stage", {"peel": None})
     return [
         RevealStep("peel", stage, Pause.PEEL, peel.slot),
         RevealStep("peel_face", face, Pause.CLIENT, peel.slot),
@@ -120,15 +124,13 @@ def _peel_steps(rnd: Round, peel: views.PeelView, code: str, *, shown: int) -> l
 
 def _open_cards(rnd: Round, cards: list[tuple[str, str]], *, shown: int, name: str) -> RevealStep:
     """Open ``cards`` and update the score of each side that got one."""
-    context = views.cards_context(rnd, cards, shown=shown)
-    return RevealStep(name, views.render_fragment("step_cards", context), Pause.CARD)
+    context = presenter.cards_context(rnd, cards, shown=shown)
+    return RevealStep(name, presenter.fragment("step_cards", context), Pause.CARD)
 
 
 def scope_language(scope: dict[str, Any]) -> str:
     """The language the page was rendered in: the language cookie, then
     Accept-Language, then the site default (as LocaleMiddleware decides)."""
-    from django.utils.translation import trans_real
-
     candidates = []
     cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
     if cookie:
@@ -142,12 +144,6 @@ def scope_language(scope: dict[str, Any]) -> str:
         except LookupError:
             continue
     return settings.LANGUAGE_CODE
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    return str(value).lower() in ("1", "true", "on", "yes")
 
 
 class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
@@ -196,7 +192,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return
         action = message.get("action")
         if action == "speed":
-            await self._set_speed(_truthy(message.get("fast")))
+            await self._set_speed(truthy(message.get("fast")))
         elif action in ("peel_start", "continue"):
             self._client_action(action, message.get("slot"))
 
@@ -279,7 +275,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
 
     def _render(self, name: str, context: dict[str, Any]) -> str:
         with translation.override(self.language):
-            return views.render_fragment(name, context)
+            return presenter.fragment(name, context)
 
     @in_thread
     def _fast_play(self) -> bool | None:

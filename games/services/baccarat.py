@@ -9,40 +9,28 @@ transaction. The websocket reveal that follows only shows the stored round.
 
 from __future__ import annotations
 
-import logging
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
+from fractions import Fraction
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.db import transaction
 from django.utils.translation import gettext as _
 
+from games.baccarat.odds import rtp
 from games.baccarat.rules import AREAS, Coup, play_coup, settle
 from games.cards import FairRng, new_shoe, shuffle
+from games.display import format_chips
 from games.errors import BetRefused, GameError, InsufficientChips
 from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Profile, Round, Table, TableVersion
-from games.services import wallet as wallet_service
-from games.services.faults import maybe_fail
-from games.services.rounds import (
-    current_version,
-    lock_profile,
-    lock_wallet,
-    next_seq,
-    remember,
-    require_open,
-    round_max_bet,
-    take_seeds,
-)
-from games.services.tables import decimal_pays
-from games.display import format_chips
-
-logger = logging.getLogger(__name__)
+from games.money import decimal_pays
+from games.services import rounds
+from games.services.push import baccarat_group, push
+from games.services.rounds import round_max_bet
+from games.services.wallet import Posting
 
 SIDES = ("player", "banker")
 PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
@@ -50,9 +38,7 @@ SETTINGS_FIELDS = ("sound", "effects", "music", "history_panel", "fast_play")
 CLIENT_SEED_MAX = 64
 
 
-def reveal_group(user_id: int) -> str:
-    """The Channels group of one player's baccarat sockets (every tab, every table)."""
-    return f"baccarat-{user_id}"
+reveal_group = baccarat_group  # the name the consumer and the tests use
 
 
 # --------------------------------------------------------------------- limits
@@ -137,33 +123,6 @@ def _both_sides_refusal() -> BetRefused:
     )
 
 
-def check_chip(
-    *, bets: Mapping[str, int], area: str, amount: int, limits: BetLimits, balance: int
-) -> dict[str, int]:
-    """The slip after adding ``amount`` units on ``area``, or a refusal.
-
-    Used while the player builds the slip: a chip that would break PLAYER
-    with BANKER, an area's MAX, the MAX BET or the balance is refused at
-    once. The area's MIN is only checked at BET (chips are added one by one).
-    """
-    _check_area(area, limits)
-    if amount <= 0 or amount % UNITS_PER_CHIP:
-        raise BetRefused(_("Bets are made in whole chips."), code="chips")
-    other = {"player": "banker", "banker": "player"}.get(area)
-    if other and bets.get(other):
-        raise _both_sides_refusal()
-    new = dict(bets)
-    new[area] = new.get(area, 0) + amount
-    if new[area] > limits.area_max(area):
-        raise _area_max_refusal(area, limits.area_max(area))
-    total = sum(new.values())
-    if total > limits.max_bet:
-        raise _max_bet_refusal(limits)
-    if total > balance:
-        raise _balance_refusal(total, balance)
-    return new
-
-
 def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> dict[str, int]:
     """Validate a whole slip at BET; return the stakes (areas with chips only).
 
@@ -234,7 +193,29 @@ def fit_bets(
     return out, capped
 
 
+@functools.lru_cache(maxsize=64)
+def _rtp(pays: tuple[tuple[str, str], ...], decks: int) -> dict[str, Fraction]:
+    return rtp(decimal_pays(dict(pays)), decks)
+
+
+def table_rtp(version: TableVersion) -> dict[str, Fraction]:
+    """Each bet's exact return to player under ``version`` (cached per paytable)."""
+    return _rtp(tuple(sorted((k, str(v)) for k, v in version.pays.items())), version.decks)
+
+
 # -------------------------------------------------------------------- squeeze
+
+
+# The promo clip (static/js/promo.js) runs this long; its end unlocks the
+# squeeze for the rest of the visit. The end counts only this long after the
+# start the server recorded, less a little slack for the network.
+PROMO_SECONDS = 12
+PROMO_SLACK = 1.5
+
+
+def promo_finished(*, started: float | None, now: float) -> bool:
+    """The clip started at ``started`` (a time.time()) has been watched to its end."""
+    return started is not None and now - started >= PROMO_SECONDS - PROMO_SLACK
 
 
 @dataclass(frozen=True)
@@ -299,6 +280,88 @@ def coup_record(coup: Coup, *, decks: int) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class BaccaratDealer:
+    """Baccarat's part of the round pipeline (``rounds.place_round``)."""
+
+    bets: Mapping[str, int]
+    squeeze: SqueezeWish | None = None
+    game: str = Game.BACCARAT
+
+    @property
+    def stale_slip(self) -> str:
+        return _("This bet slip has expired. Please place your bet again.")
+
+    def check(
+        self,
+        *,
+        user: AbstractBaseUser,
+        table: Table,
+        version: TableVersion,
+        profile: Profile,
+        balance: int,
+    ) -> dict[str, int]:
+        limits = bet_limits(user=user, version=version, profile=profile)
+        return check_bets(bets=self.bets, limits=limits, balance=balance)
+
+    def deal(
+        self,
+        *,
+        stakes: dict[str, int],
+        seeds: rounds.Seeds,
+        version: TableVersion,
+        balance: int,
+        now: Any,
+    ) -> rounds.Dealt:
+        rng = FairRng(seeds.server_seed_bytes, seeds.client_seed, seeds.nonce)
+        coup = play_coup(shuffle(new_shoe(version.decks), rng))
+        returns = settle(coup, stakes, decimal_pays(version.pays))
+        return rounds.Dealt(
+            status=Round.Status.SETTLED,
+            bets=stakes,
+            returns=returns,
+            postings=[
+                Posting(LedgerEntry.Kind.BET, -stake, f"baccarat {area}")
+                for area, stake in stakes.items()
+            ]
+            + [
+                Posting(LedgerEntry.Kind.PAYOUT, back, f"baccarat {area}")
+                for area, back in returns.items()
+                if back > 0
+            ],
+            **coup_record(coup, decks=version.decks),
+        )
+
+    def pushes(self, rnd: Round) -> list[tuple[str, dict[str, Any]]]:
+        """The reveal, to every open tab of the player. The squeeze side is
+        decided after the coup is settled and from the stakes only: it can
+        never change a result, it only pauses the reveal for the peel."""
+        side = squeeze_side(
+            stakes=rnd.bets, threshold=rnd.version.squeeze_threshold, wish=self.squeeze
+        )
+        event = {"type": "round.reveal", "round_id": rnd.pk, "table": rnd.table.slug}
+        return [(baccarat_group(rnd.player_id), {**event, "squeeze": side})]
+
+
+def play(
+    *,
+    user: AbstractBaseUser,
+    table: Table,
+    bets: Mapping[str, int],
+    slip_key: str,
+    squeeze: SqueezeWish | None = None,
+) -> rounds.Placed:
+    """Play one round from a bet slip (the answer to BET).
+
+    Idempotent per ``slip_key``: a second call with the same key (double
+    click, second tab, replayed request) returns the round of the first and
+    charges nothing. ``squeeze`` only changes how the reveal is shown (which
+    side's cards the player peels); the round is dealt and settled the same.
+    """
+    dealer = BaccaratDealer(bets=dict(bets), squeeze=squeeze)
+    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer)
+
+
 def place_bet(
     *,
     user: AbstractBaseUser,
@@ -307,143 +370,8 @@ def place_bet(
     slip_key: str,
     squeeze: SqueezeWish | None = None,
 ) -> Round:
-    """Play one round from a bet slip; return the stored (settled) round.
-
-    Idempotent per ``slip_key``: a second call with the same key (double
-    click, second tab, replayed request) returns the round of the first and
-    charges nothing. The database's (player, slip_key) unique constraint is
-    the last word when two calls race.
-
-    ``squeeze`` only changes how the reveal is shown (which side's cards the
-    player peels); the round is dealt and settled exactly the same.
-    """
-    slip_key = (slip_key or "").strip()
-    if not slip_key or len(slip_key) > 64:
-        raise BetRefused(_("This bet slip has expired. Please place your bet again."), code="slip")
-    try:
-        return do_place_bet(user=user, table=table, bets=bets, slip_key=slip_key, squeeze=squeeze)
-    except IntegrityError:
-        existing = Round.objects.filter(player=user, slip_key=slip_key).first()
-        if existing is None:
-            raise
-        return existing
-
-
-@transaction.atomic
-def do_place_bet(
-    *,
-    user: AbstractBaseUser,
-    table: Table,
-    bets: Mapping[str, int],
-    slip_key: str,
-    squeeze: SqueezeWish | None = None,
-) -> Round:
-    """The BET transaction. Takes the player's wallet lock itself (callers
-    hold none): validate, take the seeds, deal, settle, post, store."""
-    require_open(table)
-    wallet = lock_wallet(user)
-    # Under the wallet lock a racing request with the same slip has either
-    # committed its round (found here) or not started.
-    existing = Round.objects.filter(player=user, slip_key=slip_key).first()
-    if existing is not None:
-        if existing.table_id != table.pk or existing.game != Game.BACCARAT:
-            raise BetRefused(
-                _("This bet slip has expired. Please place your bet again."), code="slip"
-            )
-        return existing
-    version = current_version(table)
-    profile = lock_profile(user)
-    limits = bet_limits(user=user, version=version, profile=profile)
-    stakes = check_bets(bets=bets, limits=limits, balance=wallet.balance)
-
-    seeds = take_seeds(profile)
-    rng = FairRng(seeds.server_seed_bytes, seeds.client_seed, seeds.nonce)
-    coup = play_coup(shuffle(new_shoe(version.decks), rng))
-    returns = settle(coup, stakes, decimal_pays(version.pays))
-
-    total_bet = sum(stakes.values())
-    total_return = sum(returns.values())
-    net = total_return - total_bet
-    balance_after = wallet.balance + net
-    now = timezone.now()
-    rnd = Round.objects.create(
-        player=user,
-        table=table,
-        version=version,
-        game=Game.BACCARAT,
-        status=Round.Status.SETTLED,
-        seq=next_seq(user, table),
-        slip_key=slip_key,
-        server_seed=seeds.server_seed,  # revealed: the round is over
-        server_seed_hash=seeds.server_seed_hash,
-        client_seed=seeds.client_seed,
-        nonce=seeds.nonce,
-        bets=stakes,
-        returns=returns,
-        total_bet=total_bet,
-        total_return=total_return,
-        balance_before=wallet.balance,
-        balance_after=balance_after,
-        outcome=(
-            Round.Outcome.WIN if net > 0 else Round.Outcome.LOSE if net < 0 else Round.Outcome.PUSH
-        ),
-        **coup_record(coup, decks=version.decks),
-        settled_at=now,
-    )
-    # Debits first (wallet.post checks the balance covers them), one row per area.
-    postings = [
-        wallet_service.Posting(LedgerEntry.Kind.BET, -stake, f"baccarat {area}")
-        for area, stake in stakes.items()
-    ] + [
-        wallet_service.Posting(LedgerEntry.Kind.PAYOUT, back, f"baccarat {area}")
-        for area, back in returns.items()
-        if back > 0
-    ]
-    posted = wallet_service.post(wallet_id=wallet.pk, postings=postings, round=rnd)
-    maybe_fail("baccarat.after_debit")
-    if posted != balance_after:  # impossible while the wallet is locked; never store a lie
-        raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")
-    wallet.balance = posted
-    remember(user, wallet=wallet, profile=profile)
-    # Decided after the coup is settled and from the stakes only: the squeeze
-    # can never change a result, it only pauses the reveal for the peel.
-    side = squeeze_side(stakes=stakes, threshold=version.squeeze_threshold, wish=squeeze)
-    transaction.on_commit(
-        partial(
-            send_reveal,
-            user_id=user.pk,
-            table_slug=table.slug,
-            round_id=rnd.pk,
-            squeeze=side,
-        )
-    )
-    return rnd
-
-
-def send_reveal(
-    *, user_id: int, table_slug: str, round_id: int, squeeze: str | None = None
-) -> None:
-    """Tell the player's open tables that a round is ready to be shown;
-    ``squeeze`` names the side the player peels ("player" / "banker"), if any.
-
-    Runs after the commit; the round is already settled, so a lost message
-    only costs the animation (a reload shows the finished round).
-    """
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(
-            reveal_group(user_id),
-            {
-                "type": "round.reveal",
-                "round_id": round_id,
-                "table": table_slug,
-                "squeeze": squeeze,
-            },
-        )
-    except Exception:  # the channel layer is down: the page still shows the result
-        logger.exception("could not send the reveal of round %s", round_id)
+    """``play``, for callers that only need the stored (settled) round."""
+    return play(user=user, table=table, bets=bets, slip_key=slip_key, squeeze=squeeze).round
 
 
 # ------------------------------------------------------------ player settings
@@ -478,17 +406,5 @@ def save_settings(*, user: AbstractBaseUser, values: Mapping[str, bool]) -> Prof
     if changed:
         profile.save(update_fields=changed)
     if "fast_play" in changed:
-        transaction.on_commit(partial(_send_speed, user_id=user.pk, fast=profile.fast_play))
+        push(baccarat_group(user.pk), {"type": "speed.changed", "fast": profile.fast_play})
     return profile
-
-
-def _send_speed(*, user_id: int, fast: bool) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(
-            reveal_group(user_id), {"type": "speed.changed", "fast": fast}
-        )
-    except Exception:
-        logger.exception("could not tell the tables about a fast play change")

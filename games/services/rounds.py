@@ -1,18 +1,39 @@
-"""What every game's round needs before its cards: the table open, the
-version it is played under, the player's seeds, its number and its limits.
+"""The one pipeline every game's round goes through, and what it needs.
 
-These run inside the round's transaction (``transaction.atomic``)."""
+``place_round`` takes the player, the table, the bet and the idempotency key
+(the slip key), and a game's *dealer* (``Dealer``: how that game checks a
+bet and deals a round). In one transaction it locks the wallet, finds a
+round already made with the same key (a double click, a second tab, a
+retried request: that round is the answer and nothing is charged again),
+locks the profile, checks the bet against the limits, takes the provably
+fair seeds, deals, stores the round in one INSERT, posts the ledger rows and
+schedules the game's push for after the commit. The database's unique
+(player, slip_key) is the last word when two requests with one key race.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.errors import TableClosed
+from games.cards import server_seed_hash
+from games.errors import BetRefused, GameError, TableClosed
 from games.models import Profile, Round, Table, TableVersion, Wallet
+from games.selectors.players import profile_for, wallet_for
+from games.services.faults import maybe_fail
+from games.services.push import push
+from games.services.tables import snapshot_version
+from games.services.wallet import Posting, new_server_seed_hex, post
+
+SLIP_KEY_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -27,6 +48,56 @@ class Seeds:
         return bytes.fromhex(self.server_seed)
 
 
+@dataclass
+class Dealt:
+    """A round as a game's dealer decided it, before it is stored."""
+
+    status: str  # Round.Status
+    bets: dict[str, int]
+    returns: dict[str, int]
+    cards: list[str]
+    detail: dict[str, Any]
+    postings: list[Posting]  # debits first: ``post`` checks the balance covers them
+    winner: str = ""
+    player_pair: bool = False
+    banker_pair: bool = False
+    decision_deadline: dt.datetime | None = None
+
+
+class Dealer(Protocol):
+    """How one game checks a bet and deals a round (``place_round`` does the rest)."""
+
+    game: str  # Game
+    stale_slip: str  # the refusal for a slip key that cannot be used here
+
+    def check(
+        self, *, user: AbstractBaseUser, table: Table, version: TableVersion, profile: Profile,
+        balance: int,
+    ) -> Any: ...  # fmt: skip
+
+    def deal(
+        self, *, stakes: Any, seeds: Seeds, version: TableVersion, balance: int, now: dt.datetime
+    ) -> Dealt: ...
+
+    def pushes(self, rnd: Round) -> list[tuple[str, dict[str, Any]]]:
+        """(group, event) to send once the stored round commits."""
+        ...
+
+
+@dataclass(frozen=True)
+class Placed:
+    """What BET or DEAL answers with: the round, and the player's rows as it left them."""
+
+    round: Round
+    balance: int  # the wallet after the round's postings
+    profile: Profile  # with the next round's committed seed
+    replayed: bool = False  # the slip key had made this round before: nothing was charged
+
+    @property
+    def next_seed_hash(self) -> str:
+        return server_seed_hash(bytes.fromhex(self.profile.next_server_seed))
+
+
 def require_open(table: Table) -> None:
     if not table.enabled:
         raise TableClosed(_("This table is closed. Please choose another table in the lobby."))
@@ -36,8 +107,6 @@ def current_version(table: Table) -> TableVersion:
     """The version a round starting now is played under (already loaded when
     the table was read with ``select_related("current_version")``)."""
     if table.current_version_id is None:
-        from games.services.tables import snapshot_version
-
         return snapshot_version(table=table)
     if Table.current_version.is_cached(table):
         return table.current_version
@@ -56,35 +125,6 @@ def lock_profile(user: AbstractBaseUser) -> Profile:
     return Profile.objects.select_for_update().get(user=user)
 
 
-def remember(
-    user: AbstractBaseUser, *, wallet: Wallet | None = None, profile: Profile | None = None
-) -> None:
-    """Keep the rows a round's transaction locked and changed on ``user``, as
-    ``user.wallet`` (with the posted balance) and ``user.profile`` (with the
-    next seed), so that the answer to the request shows them without reading
-    them again. Called at the end of the round's transaction."""
-    if wallet is not None:
-        user.wallet = wallet
-    if profile is not None:
-        user.profile = profile
-
-
-def player_rows(user: AbstractBaseUser) -> tuple[Wallet, Profile]:
-    """The player's wallet and profile as this request has them: read with
-    the user when the request began (``casino.auth``), or as the request's
-    round left them (``remember``). An account made outside sign-up
-    (``createsuperuser``) gets its wallet and profile here."""
-    try:
-        return user.wallet, user.profile
-    except (Wallet.DoesNotExist, Profile.DoesNotExist):
-        from games.services.wallet import open_account
-
-        wallet = open_account(user=user)
-        profile = Profile.objects.get(user=user)
-        remember(user, wallet=wallet, profile=profile)
-        return wallet, profile
-
-
 def take_seeds(profile: Profile) -> Seeds:
     """Use the committed server seed for this round and commit the next one.
 
@@ -93,9 +133,6 @@ def take_seeds(profile: Profile) -> Seeds:
     holds a fresh seed (and its hash is what the table shows for the next
     round) and the nonce has moved on by one.
     """
-    from games.cards import server_seed_hash
-    from games.services.wallet import new_server_seed_hex
-
     seeds = Seeds(
         server_seed=profile.next_server_seed,
         server_seed_hash=server_seed_hash(bytes.fromhex(profile.next_server_seed)),
@@ -129,3 +166,117 @@ def round_max_bet(
     if personal is not None and personal < version.max_bet:
         return personal, True
     return version.max_bet, False
+
+
+def outcome(total_bet: int, total_return: int) -> str:
+    if total_return > total_bet:
+        return Round.Outcome.WIN
+    if total_return < total_bet:
+        return Round.Outcome.LOSE
+    return Round.Outcome.PUSH
+
+
+def sum_postings(postings: Sequence[Posting]) -> int:
+    return sum(p.amount for p in postings)
+
+
+# ------------------------------------------------------------------ the pipeline
+
+
+def place_round(
+    *,
+    user: AbstractBaseUser,
+    table: Table,
+    slip_key: str,
+    dealer: Dealer,
+    now: dt.datetime | None = None,
+) -> Placed:
+    """Play one round of ``dealer``'s game; idempotent per ``slip_key``."""
+    slip_key = (slip_key or "").strip()
+    if not slip_key or len(slip_key) > SLIP_KEY_MAX:
+        raise BetRefused(dealer.stale_slip, code="slip")
+    try:
+        return _place(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
+    except IntegrityError:
+        # The same key raced itself on a database that does not serialise
+        # writers: the other request made the round.
+        existing = Round.objects.filter(player=user, slip_key=slip_key).first()
+        if existing is None:
+            raise
+        return _replayed(existing, user=user, table=table, dealer=dealer)
+
+
+def _replayed(existing: Round, *, user: AbstractBaseUser, table: Table, dealer: Dealer) -> Placed:
+    if existing.table_id != table.pk or existing.game != dealer.game:
+        raise BetRefused(dealer.stale_slip, code="slip")
+    return Placed(existing, wallet_for(user).balance, profile_for(user), replayed=True)
+
+
+@transaction.atomic
+def _place(
+    *,
+    user: AbstractBaseUser,
+    table: Table,
+    slip_key: str,
+    dealer: Dealer,
+    now: dt.datetime | None,
+) -> Placed:
+    require_open(table)
+    wallet = lock_wallet(user)
+    # Under the wallet lock a racing request with the same slip has either
+    # committed its round (found here) or not started.
+    existing = Round.objects.filter(player=user, slip_key=slip_key).first()
+    if existing is not None:
+        return _replayed(existing, user=user, table=table, dealer=dealer)
+    version = current_version(table)
+    profile = lock_profile(user)
+    stakes = dealer.check(
+        user=user, table=table, version=version, profile=profile, balance=wallet.balance
+    )
+    seeds = take_seeds(profile)
+    now = now or timezone.now()
+    dealt = dealer.deal(
+        stakes=stakes, seeds=seeds, version=version, balance=wallet.balance, now=now
+    )
+    expected = wallet.balance + sum_postings(dealt.postings)
+    total_bet = sum(dealt.bets.values())
+    total_return = sum(dealt.returns.values())
+    settled = dealt.status == Round.Status.SETTLED
+    rnd = Round(
+        player=user,
+        table=table,
+        version=version,
+        game=dealer.game,
+        status=dealt.status,
+        seq=next_seq(user, table),
+        slip_key=slip_key,
+        server_seed=seeds.server_seed,  # revealed on the round page once it is over
+        server_seed_hash=seeds.server_seed_hash,
+        client_seed=seeds.client_seed,
+        nonce=seeds.nonce,
+        bets=dealt.bets,
+        returns=dealt.returns,
+        total_bet=total_bet,
+        total_return=total_return,
+        balance_before=wallet.balance,
+        balance_after=expected if settled else None,
+        outcome=outcome(total_bet, total_return) if settled else "",
+        cards=dealt.cards,
+        detail=dealt.detail,
+        winner=dealt.winner,
+        player_pair=dealt.player_pair,
+        banker_pair=dealt.banker_pair,
+        settled_at=now if settled else None,
+        decision_deadline=dealt.decision_deadline,
+    )
+    # The whole round is decided before it is stored: one INSERT, then the
+    # ledger rows that point at it.
+    rnd.save(force_insert=True)
+    posted = post(wallet_id=wallet.pk, postings=dealt.postings, round=rnd)
+    maybe_fail(f"{dealer.game}.after_debit")
+    if posted != expected:  # impossible while the wallet is locked; never store a lie
+        raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")
+    for group, event in dealer.pushes(rnd):
+        push(group, event)
+    return Placed(rnd, posted, profile)
+

@@ -14,15 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from games.models import AuditEntry, Table, TableVersion
-
-# kept for games.services.baccarat, games.services.war, games.views.baccarat
-# and games.views.war, remove when they import games.money
-from games.money import decimal_pays as decimal_pays
 from games.presets import PRESETS
-
-# kept for tests/conftest.py and tests/browser/test_war_browser.py, remove
-# when they import games.presets
-from games.presets import WAR_PAYS as WAR_PAYS
 
 # Fields whose change makes a new version: what a round is played under.
 VERSIONED_FIELDS = ("decks", "pays", "limits", "max_bet", "squeeze_threshold", "decision_timeout")

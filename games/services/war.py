@@ -23,22 +23,22 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from dataclasses import dataclass
+from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.cards import Card
+from games.display import format_chips
 from games.errors import BetRefused, GameError, InsufficientChips
 from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Profile, Round, Table, TableVersion
+from games.money import decimal_pays
 from games.services import rounds
-from games.services.tables import decimal_pays
+from games.services.push import push, war_group
 from games.services.wallet import Posting, post
-from games.display import format_chips
 from games.verify import derive_shoe
 from games.war.rules import BURNS, DECISIONS, WarRound, play_war, rank_value, settle_war
 
@@ -68,19 +68,23 @@ class WarBet:
         return self.ante + self.tie_bet
 
 
-def group_name(user_id: int) -> str:
-    """The channel group of a player's War tables (their websocket consumers)."""
-    return f"war-{user_id}"
+group_name = war_group  # the name the consumer and the tests use
 
 
 def open_round(*, user: AbstractBaseUser, table: Table) -> Round | None:
     """The player's round at this table still waiting for a decision, if any."""
     return (
-        Round.objects.select_related("version")
+        Round.objects.select_related("version", "table")
         .filter(player=user, table=table, game=Game.WAR, status=Round.Status.OPEN)
         .order_by("-id")
         .first()
     )
+
+
+def has_open_round(*, user: AbstractBaseUser, table: Table) -> bool:
+    return Round.objects.filter(
+        player=user, table=table, game=Game.WAR, status=Round.Status.OPEN
+    ).exists()
 
 
 def timed_out(rnd: Round, *, now: dt.datetime | None = None) -> bool:
@@ -167,31 +171,8 @@ def check_bet(
 
 def _notify(user_id: int, table_slug: str) -> None:
     """Tell the player's table consumers that their waiting round changed
-    (a tie opened, a countdown restarted, a decision settled it), after the
-    commit so a rolled-back round never reaches a browser."""
-
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            return
-        try:
-            async_to_sync(layer.group_send)(
-                group_name(user_id), {"type": "war.update", "slug": table_slug}
-            )
-        except Exception:
-            # The round is committed; a push that fails must not turn the
-            # player's answer into an error. The page shows the round anyway.
-            logger.exception("war push to player %s failed", user_id)
-
-    transaction.on_commit(send)
-
-
-def _outcome(total_bet: int, total_return: int) -> str:
-    if total_return > total_bet:
-        return Round.Outcome.WIN
-    if total_return < total_bet:
-        return Round.Outcome.LOSE
-    return Round.Outcome.PUSH
+    (a tie opened, a countdown restarted, a decision settled it)."""
+    push(war_group(user_id), {"type": "war.update", "slug": table_slug})
 
 
 def _tie_bet_return(player: Card, dealer: Card, tie_bet: int, version: TableVersion) -> int:
@@ -201,7 +182,140 @@ def _tie_bet_return(player: Card, dealer: Card, tie_bet: int, version: TableVers
     return settle_war(first, 0, tie_bet, decimal_pays(version.pays))["tie_bet"]
 
 
-@transaction.atomic
+def can_war(*, balance: int, ante: int) -> bool:
+    """Going to war raises the ante again: the player must hold that much."""
+    return balance >= ante
+
+
+def surrender_back(*, ante: int, version: TableVersion) -> int:
+    """What SURRENDER gives back of the ante (half, floored), by the core's rules."""
+    tied = WarRound(Card("2", "S"), Card("2", "H"), True, "surrender", None, None, "surrender")
+    return settle_war(tied, ante, 0, decimal_pays(version.pays))["ante"]
+
+
+@dataclass(frozen=True)
+class WarDealer:
+    """Casino War's part of the round pipeline (``rounds.place_round``): DEAL
+    takes the bets and deals one card each; a tie leaves the round OPEN for
+    the player's decision (the tie bet is paid at once: it depends on the
+    first two cards only)."""
+
+    ante: int
+    tie_bet: int
+    game: str = Game.WAR
+
+    @property
+    def stale_slip(self) -> str:
+        return _("This bet slip is not valid. Please reload the table.")
+
+    def check(
+        self,
+        *,
+        user: AbstractBaseUser,
+        table: Table,
+        version: TableVersion,
+        profile: Profile,
+        balance: int,
+    ) -> WarBet:
+        if has_open_round(user=user, table=table):
+            raise GameError(
+                _("Finish your war decision first: WAR or SURRENDER."), code="open_round"
+            )
+        return check_bet(
+            user=user,
+            version=version,
+            ante=self.ante,
+            tie_bet=self.tie_bet,
+            balance=balance,
+            profile=profile,
+        )
+
+    def deal(
+        self,
+        *,
+        stakes: WarBet,
+        seeds: rounds.Seeds,
+        version: TableVersion,
+        balance: int,
+        now: dt.datetime,
+    ) -> rounds.Dealt:
+        bet = stakes
+        shoe = derive_shoe(seeds.server_seed, seeds.client_seed, seeds.nonce, version.decks)
+        player, dealer = shoe[0], shoe[1]
+        tied = rank_value(player) == rank_value(dealer)
+        bets = {"ante": bet.ante}
+        if bet.tie_bet:
+            bets["tie_bet"] = bet.tie_bet
+        detail: dict[str, Any] = {
+            "tied": tied,
+            "decision": None,
+            "result": None,
+            "ante_raised_from": bet.raised_from,
+        }
+        postings = [
+            Posting(LedgerEntry.Kind.BET, -bet.ante, "war ante"),
+            Posting(LedgerEntry.Kind.BET, -bet.tie_bet, "war tie bonus"),
+        ]
+        if tied:
+            tie_back = _tie_bet_return(player, dealer, bet.tie_bet, version)
+            postings.append(Posting(LedgerEntry.Kind.PAYOUT, tie_back, "war tie bonus pays"))
+            # What the player holds while the decision waits (the tie bet is paid).
+            detail["balance_at_tie"] = balance + rounds.sum_postings(postings)
+            return rounds.Dealt(
+                status=Round.Status.OPEN,
+                bets=bets,
+                returns={"tie_bet": tie_back} if bet.tie_bet else {},
+                cards=[str(player), str(dealer)],
+                detail=detail,
+                postings=postings,
+                decision_deadline=now + dt.timedelta(seconds=version.decision_timeout),
+            )
+        war_round = play_war(shoe, None)
+        back = settle_war(war_round, bet.ante, bet.tie_bet, decimal_pays(version.pays))
+        postings += [
+            Posting(LedgerEntry.Kind.PAYOUT, back["ante"], "war ante pays"),
+            Posting(LedgerEntry.Kind.PAYOUT, back["tie_bet"], "war tie bonus pays"),
+        ]
+        returns = {"ante": back["ante"]}
+        if bet.tie_bet:
+            returns["tie_bet"] = back["tie_bet"]
+        detail["result"] = war_round.result
+        return rounds.Dealt(
+            status=Round.Status.SETTLED,
+            bets=bets,
+            returns=returns,
+            cards=[str(player), str(dealer)],
+            detail=detail,
+            postings=postings,
+            winner=war_round.result,
+        )
+
+    def pushes(self, rnd: Round) -> list[tuple[str, dict[str, Any]]]:
+        """A tie opens a countdown: the table's socket starts watching it."""
+        if rnd.status != Round.Status.OPEN:
+            return []
+        return [(war_group(rnd.player_id), {"type": "war.update", "slug": rnd.table.slug})]
+
+
+def play(
+    *,
+    user: AbstractBaseUser,
+    table: Table,
+    ante: int,
+    tie_bet: int,
+    slip_key: str,
+    now: dt.datetime | None = None,
+) -> rounds.Placed:
+    """DEAL: take the bets, deal one card each and settle, or open the tie decision.
+
+    ``slip_key`` identifies one press of DEAL: sending the same slip again
+    (a double click, a retried request) returns the round it made and charges
+    nothing more.
+    """
+    dealer = WarDealer(ante=ante, tie_bet=tie_bet)
+    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
+
+
 def deal(
     *,
     user: AbstractBaseUser,
@@ -211,115 +325,10 @@ def deal(
     slip_key: str,
     now: dt.datetime | None = None,
 ) -> Round:
-    """Take the bets, deal one card each and settle, or open the tie decision.
-
-    ``slip_key`` identifies one press of DEAL: sending the same slip again
-    (a double click, a retried request) returns the round it made and charges
-    nothing more.
-    """
-    slip_key = (slip_key or "").strip()
-    if not slip_key or len(slip_key) > 64:
-        raise BetRefused(_("This bet slip is not valid. Please reload the table."))
-    existing = Round.objects.filter(player=user, slip_key=slip_key).first()
-    if existing is not None:
-        if existing.table_id != table.pk or existing.game != Game.WAR:
-            raise BetRefused(_("This bet slip is not valid. Please reload the table."))
-        return existing
-
-    rounds.require_open(table)
-    wallet = rounds.lock_wallet(user)
-    waiting = Round.objects.filter(
-        player=user, table=table, game=Game.WAR, status=Round.Status.OPEN
-    ).exists()
-    if waiting:
-        raise GameError(_("Finish your war decision first: WAR or SURRENDER."), code="open_round")
-    version = rounds.current_version(table)
-    profile = rounds.lock_profile(user)
-    bet = check_bet(
-        user=user,
-        version=version,
-        ante=ante,
-        tie_bet=tie_bet,
-        balance=wallet.balance,
-        profile=profile,
-    )
-
-    seeds = rounds.take_seeds(profile)
-    shoe = derive_shoe(seeds.server_seed, seeds.client_seed, seeds.nonce, version.decks)
-    player, dealer = shoe[0], shoe[1]
-    tied = rank_value(player) == rank_value(dealer)
-    now = now or timezone.now()
-
-    bets = {"ante": bet.ante}
-    if bet.tie_bet:
-        bets["tie_bet"] = bet.tie_bet
-    rnd = Round(
-        player=user,
-        table=table,
-        version=version,
-        game=Game.WAR,
-        status=Round.Status.OPEN,
-        seq=rounds.next_seq(user, table),
-        slip_key=slip_key,
-        server_seed=seeds.server_seed,
-        server_seed_hash=seeds.server_seed_hash,
-        client_seed=seeds.client_seed,
-        nonce=seeds.nonce,
-        bets=bets,
-        total_bet=bet.total,
-        balance_before=wallet.balance,
-        cards=[str(player), str(dealer)],
-        detail={
-            "tied": tied,
-            "decision": None,
-            "result": None,
-            "ante_raised_from": bet.raised_from,
-        },
-    )
-
-    # The whole round is decided before it is stored: one INSERT, then the
-    # ledger rows that point at it.
-    postings = [
-        Posting(LedgerEntry.Kind.BET, -bet.ante, "war ante"),
-        Posting(LedgerEntry.Kind.BET, -bet.tie_bet, "war tie bonus"),
-    ]
-    if tied:
-        tie_back = _tie_bet_return(player, dealer, bet.tie_bet, version)
-        postings.append(Posting(LedgerEntry.Kind.PAYOUT, tie_back, "war tie bonus pays"))
-        rnd.returns = {"tie_bet": tie_back} if bet.tie_bet else {}
-        rnd.decision_deadline = now + dt.timedelta(seconds=version.decision_timeout)
-        rnd.total_return = tie_back
-    else:
-        war_round = play_war(shoe, None)
-        back = settle_war(war_round, bet.ante, bet.tie_bet, decimal_pays(version.pays))
-        postings += [
-            Posting(LedgerEntry.Kind.PAYOUT, back["ante"], "war ante pays"),
-            Posting(LedgerEntry.Kind.PAYOUT, back["tie_bet"], "war tie bonus pays"),
-        ]
-        rnd.returns = {"ante": back["ante"]}
-        if bet.tie_bet:
-            rnd.returns["tie_bet"] = back["tie_bet"]
-        rnd.total_return = sum(rnd.returns.values())
-        rnd.status = Round.Status.SETTLED
-        rnd.outcome = _outcome(rnd.total_bet, rnd.total_return)
-        rnd.winner = war_round.result
-        rnd.detail["result"] = war_round.result
-        rnd.settled_at = now
-    expected = wallet.balance + sum(p.amount for p in postings)
-    if rnd.status == Round.Status.SETTLED:
-        rnd.balance_after = expected
-    else:
-        # What the player holds while the decision waits (the tie bet is paid).
-        rnd.detail["balance_at_tie"] = expected
-    rnd.save(force_insert=True)
-    balance_after = post(wallet_id=wallet.pk, postings=postings, round=rnd)
-    if balance_after != expected:  # impossible while the wallet is locked; never store a lie
-        raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")
-    wallet.balance = balance_after
-    rounds.remember(user, wallet=wallet, profile=profile)
-    if tied:
-        _notify(user.pk, table.slug)
-    return rnd
+    """``play``, for callers that only need the stored round."""
+    return play(
+        user=user, table=table, ante=ante, tie_bet=tie_bet, slip_key=slip_key, now=now
+    ).round
 
 
 @transaction.atomic
@@ -402,7 +411,7 @@ def decide(
     rnd.total_bet = sum(bets.values())
     rnd.total_return = sum(returns.values())
     rnd.balance_after = balance_after
-    rnd.outcome = _outcome(rnd.total_bet, rnd.total_return)
+    rnd.outcome = rounds.outcome(rnd.total_bet, rnd.total_return)
     rnd.winner = war_round.result
     rnd.detail = {**rnd.detail, "decision": decision, "result": war_round.result}
     rnd.status = Round.Status.SETTLED
@@ -424,8 +433,6 @@ def decide(
             "decision_deadline",
         ]
     )
-    wallet.balance = balance_after
-    rounds.remember(user, wallet=wallet)
     _notify(user.pk, rnd.table.slug)
     return rnd
 
@@ -437,10 +444,17 @@ def resume(*, user: AbstractBaseUser, table: Table, now: dt.datetime | None = No
     rnd = open_round(user=user, table=table)
     if rnd is None:
         return None
+    return restart_countdown(rnd, now=now)
+
+
+def restart_countdown(rnd: Round, *, now: dt.datetime | None = None) -> Round:
+    """A waiting round's countdown starts again (the player is back at the table)."""
     now = now or timezone.now()
     rnd.decision_deadline = now + dt.timedelta(seconds=rnd.version.decision_timeout)
-    rnd.save(update_fields=["decision_deadline"])
-    _notify(user.pk, table.slug)
+    Round.objects.filter(pk=rnd.pk, status=Round.Status.OPEN).update(
+        decision_deadline=rnd.decision_deadline
+    )
+    _notify(rnd.player_id, rnd.table.slug)
     return rnd
 
 

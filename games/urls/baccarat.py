@@ -2,16 +2,15 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games.views import baccarat
+from games.views import baccarat, squeeze
 
 # "settings/" comes first: it would otherwise read as a table slug.
 urlpatterns = [
     path("settings/", baccarat.settings_view, name="baccarat_settings"),
     path("<slug:slug>/", baccarat.table, name="baccarat_table"),
-    path("<slug:slug>/slip/", baccarat.slip, name="baccarat_slip"),
     path("<slug:slug>/bet/", baccarat.bet, name="baccarat_bet"),
     path("<slug:slug>/roads/", baccarat.roads, name="baccarat_roads"),
     path("<slug:slug>/rules/", baccarat.rules, name="baccarat_rules"),
     path("<slug:slug>/client-seed/", baccarat.client_seed, name="baccarat_client_seed"),
-    path("<slug:slug>/squeeze/", baccarat.squeeze, name="baccarat_squeeze"),
+    path("<slug:slug>/squeeze/", squeeze.squeeze, name="baccarat_squeeze"),
 ]

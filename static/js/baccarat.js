@@ -1,7 +1,7 @@
 /* The Baccarat table's small amount of browser code: sounds, dialogs, and a
-   fallback when the reveal does not arrive. Everything else is htmx: the
-   slip posts and re-renders, and the websocket pushes fragments that the
-   htmx ws extension swaps by id. */
+   fallback when the reveal does not arrive. The bet slip is slip.js; the
+   rest is htmx: BET posts the slip, and the websocket pushes fragments that
+   the htmx ws extension swaps by id. */
 (function () {
   "use strict";
 
@@ -75,7 +75,7 @@
     var elt = evt.detail.elt;
     if (!elt || !elt.matches || !elt.matches(".bet-button") || !evt.detail.successful) return;
     var text = evt.detail.xhr ? evt.detail.xhr.responseText : "";
-    if (text.indexOf('data-testid="slip-error"') !== -1) return;
+    if (text.indexOf('id="bac-placed"') === -1) return; // refused: no round to wait for
     var before = pendingRound;
     window.setTimeout(function () {
       var phase = document.getElementById("bac-phase");

@@ -16,8 +16,13 @@ if (app && form) {
     roundMax: Number(form.dataset.roundMax) / chipUnits,
   };
   const chipValues = [...form.querySelectorAll(".chip")].map((c) => Number(c.dataset.chip));
-  // Each spot holds a stack of chips (values, last one on top).
-  const stacks = { ante: [], tie_bet: [] };
+  // Each spot holds a stack of chips (values, last one on top), kept in
+  // sessionStorage (slip.js) so a reload keeps the bet being built.
+  const saved = window.CasinoSlip?.store(`war:${app.dataset.slug}`);
+  const restored = saved?.load() || {};
+  const valid = (stack) =>
+    Array.isArray(stack) ? stack.filter((v) => chipValues.includes(v)) : [];
+  const stacks = { ante: valid(restored.ante), tie_bet: valid(restored.tie_bet) };
   const sum = (stack) => stack.reduce((a, b) => a + b, 0);
   const amounts = () => ({ ante: sum(stacks.ante), tie_bet: sum(stacks.tie_bet) });
   // An amount as the fewest chips of the rack (for REPEAT).
@@ -55,6 +60,7 @@ if (app && form) {
   const roundStatus = () => roundEl()?.dataset.status || "empty";
 
   function render() {
+    saved?.save(stacks);
     const bet = amounts();
     $("[data-testid=ante-amount]").textContent = fmt(bet.ante);
     $("[data-testid=tie-amount]").textContent = fmt(bet.tie_bet);

@@ -33,7 +33,7 @@ def log_in(page, live_url: str, user) -> None:
 
     session = SessionStore()
     session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "casino.auth.ModelBackend"
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
     page.context.add_cookies(

@@ -17,7 +17,7 @@ TABLE = "/baccarat/baccarat-classic/"
 
 def chips(units: int) -> str:
     whole, frac = divmod(units, 100)
-    return f"{whole:,}" + (f".{frac:02d}".rstrip("0") if frac else "")
+    return f"{whole:,}" + (f".{frac:02d}" if frac else "")
 
 
 def stored_round(username: str, after: int = 0):

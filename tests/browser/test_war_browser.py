@@ -109,7 +109,7 @@ def test_the_keys_and_the_chip_rack(page, live_url, signed_up, orm):
     expect(page.get_by_test_id("bet-note")).to_contain_text("Finish your war decision first")
     page.keyboard.press("-")
     expect(page.get_by_test_id("war-result")).to_have_attribute("data-result", "surrender")
-    expect(page.get_by_test_id("war-payout")).to_have_text("2.5")
+    expect(page.get_by_test_id("war-payout")).to_have_text("2.50")
 
     # + goes to war.
     next_shoe(signed_up, "war_lose")
@@ -130,7 +130,8 @@ def test_the_keys_and_the_chip_rack(page, live_url, signed_up, orm):
 
 def test_time_running_out_takes_the_player_off_the_table_and_back(page, live_url, signed_up, orm):
     from games.models import Table
-    from games.services.tables import WAR_PAYS, snapshot_version
+    from games.presets import WAR_PAYS
+    from games.services.tables import snapshot_version
 
     slug = f"quick-{signed_up}"[:50]
     table = Table.objects.create(

@@ -1,4 +1,4 @@
-"""Signing in: who the site takes a request to come from (casino.auth)."""
+"""Signing in: who the site takes a request to come from, and the player rows it reads."""
 
 from __future__ import annotations
 

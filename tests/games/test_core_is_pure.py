@@ -16,13 +16,17 @@ CORE = (
     "games.war.rules",
     "games.war.odds",
     "games.verify",
+    "games.money",
+    "games.presets",
+    "games.display",
 )
 
 
 def test_core_modules_import_without_django() -> None:
     code = (
         "import games.cards, games.baccarat.rules, games.baccarat.odds, "
-        "games.baccarat.roads, games.war.rules, games.war.odds, games.verify; "
+        "games.baccarat.roads, games.war.rules, games.war.odds, games.verify, "
+        "games.money, games.presets, games.display; "
         "import sys; assert 'django' not in sys.modules, sorted(m for m in sys.modules "
         "if m.startswith('django'))"
     )

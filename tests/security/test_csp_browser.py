@@ -130,7 +130,7 @@ def _log_in_as_operator(page: Page, live_url: str):
     operator = get_user_model().objects.create_superuser(f"csp{suffix}", f"csp{suffix}@e.test")
     session = SessionStore()
     session[SESSION_KEY] = str(operator.pk)
-    session[BACKEND_SESSION_KEY] = "casino.auth.ModelBackend"
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     session[HASH_SESSION_KEY] = operator.get_session_auth_hash()
     session.create()
     page.context.add_cookies(

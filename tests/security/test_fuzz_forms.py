@@ -13,7 +13,9 @@ make valid), so "nothing changed" is the right expectation for every example.
 
 from __future__ import annotations
 
+import re
 import uuid
+from decimal import Decimal
 
 import pytest
 from django import forms
@@ -28,6 +30,7 @@ from games.models import Profile, Round, Table, Wallet
 from games.services import account as account_service
 from games.services import baccarat as baccarat_service
 from games.services import war as war_service
+from games.services.rounds import current_version
 from tests.security.conftest import (
     BAD_AMOUNT_TEXT,
     CLIENT_SEED,
@@ -333,15 +336,13 @@ def test_the_war_table_never_fails_on_its_round_parameter(war_player, make_playe
 # --- Baccarat: the bet slip and BET -----------------------------------------------
 
 BACCARAT_BALANCE_CHIPS = 50
-SLIP_ACTIONS = st.one_of(
-    st.sampled_from(["add", "mult", "clear", "rebet", "rebet2", "select", "", "bet"]),
-    st.text(SENDABLE, max_size=12),
-)
 SLIP_AREAS = st.one_of(
     st.sampled_from([*AREAS, "PLAYER", "dragon", "", "<script>alert(1)</script>"]),
     st.text(SENDABLE, max_size=20),
 )
-SLIP_CHIPS = st.one_of(st.none(), st.sampled_from(["1", "5", "10", "50", "100"]), BAD_AMOUNT_TEXT)
+SLIP_CHIPS = st.one_of(
+    st.sampled_from(["1", "5", "10", "50", "100", "2.5", "0.1"]), BAD_AMOUNT_TEXT
+)
 
 
 @pytest.fixture
@@ -349,47 +350,41 @@ def baccarat_player(make_player):
     return make_player(chips=BACCARAT_BALANCE_CHIPS)
 
 
-def _session_slip(client: Client, table: Table) -> dict:
-    return client.session.get(f"baccarat:{table.pk}") or {}
-
-
 @FUZZ
-@given(
-    edits=st.lists(
-        st.tuples(SLIP_CHIPS, SLIP_AREAS, st.one_of(st.none(), SLIP_ACTIONS)),
-        min_size=1,
-        max_size=6,
-    )
-)
-def test_slip_edits_never_move_chips_or_break_the_slip_rules(baccarat_player, edits):
-    """Whatever is posted to the slip, chips stay put, and the slip in the
-    session never holds PLAYER with BANKER, an area over its MAX, or more
-    than the MAX BET or the balance."""
+@given(slip=st.dictionaries(SLIP_AREAS, SLIP_CHIPS, min_size=1, max_size=6))
+@example(slip={"player": "10", "banker": "10"})
+@example(slip={"player": "1e400"})
+@example(slip={"tie": "-5", "player": "5"})
+def test_a_posted_slip_moves_chips_only_when_it_follows_the_rules(baccarat_player, slip):
+    """Whatever slip the browser posts with BET, either it is refused with a
+    message and nothing moves, or it is played exactly as the rules allow:
+    never PLAYER with BANKER, an area over its MAX, or more than the MAX BET
+    or the balance."""
     table = Table.objects.get(slug=BACCARAT)
-    version = baccarat_service.current_version(table)
+    version = current_version(table)
     limits = baccarat_service.bet_limits(user=baccarat_player, version=version)
     client = logged_in(baccarat_player)
-    for chip, area, action in edits:
-        data = {"area": area}
-        if chip is not None:
-            data["chip"] = chip
-        if action is not None:
-            data["action"] = action
-        with books_unchanged():
-            response = client.post(reverse("baccarat_slip", args=[BACCARAT]), data, **HTMX)
-        assert response.status_code == 200
-        html = response.content.decode()
-        assert_no_raw_markup(html)
-        effective = action or ("add" if area else "")
-        if effective == "add" and area not in limits.areas:
-            assert 'data-testid="slip-error"' in html, (area, action)
-        bets = _session_slip(client, table).get("bets", {})
+    before = Round.objects.filter(player=baccarat_player).count()
+    response = client.post(
+        reverse("baccarat_bet", args=[BACCARAT]),
+        {"slip_key": uuid.uuid4().hex, **slip},
+        **HTMX,
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert_no_raw_markup(html)
+    played = Round.objects.filter(player=baccarat_player).order_by("-id").first()
+    if Round.objects.filter(player=baccarat_player).count() == before:
+        assert 'data-testid="slip-error"' in html
+    else:
+        bets = played.bets
         assert not (bets.get("player") and bets.get("banker"))
         for name, amount in bets.items():
             assert name in limits.areas
-            assert 0 < amount <= limits.area_max(name)
-            assert amount % 100 == 0
-        assert sum(bets.values()) <= min(limits.max_bet, BACCARAT_BALANCE_CHIPS * 100)
+            low, high = limits.areas[name]
+            assert low <= amount <= high and amount % 100 == 0
+        assert played.total_bet <= min(limits.max_bet, played.balance_before)
+    ledger_balances_agree()
 
 
 def _units(amount: int) -> int:
@@ -442,14 +437,10 @@ BET_SLIP_KEYS = st.one_of(
 @example(bets={"player": -100, "tie": 0}, slip_key=None)
 @example(bets={"player": 100}, slip_key="x" * 65)
 def test_it_refuses_every_bad_slip_at_bet(baccarat_player, bets, slip_key):
-    """BET takes the slip from the session; even a slip forged there (the
-    server's own state gone wrong) is checked again and refused whole."""
-    table = Table.objects.get(slug=BACCARAT)
+    """BET takes the whole slip from the browser; a forged one is checked
+    and refused whole, with a message."""
     client = logged_in(baccarat_player)
-    session = client.session
-    session[f"baccarat:{table.pk}"] = {"key": uuid.uuid4().hex, "bets": bets, "chip": 1, "mult": 1}
-    session.save()
-    data = {}
+    data = {area: _chips_text(amount) for area, amount in bets.items()}
     if slip_key == "fresh":
         data["slip_key"] = uuid.uuid4().hex
     elif slip_key is not None:
@@ -462,29 +453,30 @@ def test_it_refuses_every_bad_slip_at_bet(baccarat_player, bets, slip_key):
     assert_no_raw_markup(html)
 
 
-def _baccarat_slip(client: Client, table: Table, **bets: int) -> None:
-    session = client.session
-    session[f"baccarat:{table.pk}"] = {
-        "key": uuid.uuid4().hex,
-        "bets": {area: _units(chips) for area, chips in bets.items()},
-        "chip": 1,
-        "mult": 1,
-    }
-    session.save()
+def _chips_text(units) -> str:
+    """A slip amount as a form posts it: units as chips, or anything else as text."""
+    if isinstance(units, int) and not isinstance(units, bool):
+        return str(Decimal(units) / 100)
+    return str(units)
+
+
+def _slip(**bets: int) -> dict[str, str]:
+    return {area: str(chips) for area, chips in bets.items()}
 
 
 def test_a_replayed_bet_is_charged_once(baccarat_player):
-    table = Table.objects.get(slug=BACCARAT)
     client = logged_in(baccarat_player)
-    _baccarat_slip(client, table, player=5)
-    first = client.post(reverse("baccarat_bet", args=[BACCARAT]), {"slip_key": "once"}, **HTMX)
+    first = client.post(
+        reverse("baccarat_bet", args=[BACCARAT]), {"slip_key": "once", **_slip(player=5)}, **HTMX
+    )
     assert first.status_code == 200
     assert Round.objects.filter(player=baccarat_player, slip_key="once").count() == 1
     with books_unchanged():
         for chips in (5, 10, 1):
-            _baccarat_slip(client, table, banker=chips)
             again = client.post(
-                reverse("baccarat_bet", args=[BACCARAT]), {"slip_key": "once"}, **HTMX
+                reverse("baccarat_bet", args=[BACCARAT]),
+                {"slip_key": "once", **_slip(banker=chips)},
+                **HTMX,
             )
             assert again.status_code == 200
     ledger_balances_agree()
@@ -497,11 +489,11 @@ def test_a_bet_with_a_slip_key_spent_at_war_is_refused_with_a_message(baccarat_p
     war_service.deal(
         user=baccarat_player, table=Table.objects.get(slug=WAR), ante=500, tie_bet=0, slip_key="w"
     )
-    table = Table.objects.get(slug=BACCARAT)
     client = logged_in(baccarat_player)
-    _baccarat_slip(client, table, player=5)
     with books_unchanged():
-        response = client.post(reverse("baccarat_bet", args=[BACCARAT]), {"slip_key": "w"}, **HTMX)
+        response = client.post(
+            reverse("baccarat_bet", args=[BACCARAT]), {"slip_key": "w", **_slip(player=5)}, **HTMX
+        )
     assert response.status_code == 200
     assert 'data-testid="slip-error"' in response.content.decode()
 
@@ -509,19 +501,19 @@ def test_a_bet_with_a_slip_key_spent_at_war_is_refused_with_a_message(baccarat_p
 def test_a_bet_at_a_closed_unknown_or_war_table_is_refused(baccarat_player):
     table = Table.objects.get(slug=BACCARAT)
     client = logged_in(baccarat_player)
-    _baccarat_slip(client, table, player=5)
     with books_unchanged():
         for slug in ("no-such-table", WAR):
             for name in (
                 "baccarat_bet",
-                "baccarat_slip",
                 "baccarat_client_seed",
                 "baccarat_squeeze",
             ):
-                response = client.post(reverse(name, args=[slug]), {"area": "player"}, **HTMX)
+                response = client.post(reverse(name, args=[slug]), _slip(player=5), **HTMX)
                 assert response.status_code == 404
         Table.objects.filter(pk=table.pk).update(enabled=False)
-        response = client.post(reverse("baccarat_bet", args=[BACCARAT]), {}, **HTMX)
+        response = client.post(
+            reverse("baccarat_bet", args=[BACCARAT]), {"slip_key": "c", **_slip(player=5)}, **HTMX
+        )
         assert "This table is closed" in response.content.decode()
         Table.objects.filter(pk=table.pk).update(enabled=True)
 
@@ -537,6 +529,12 @@ VISITS = st.one_of(
     st.sampled_from(["", "stale", "other-player", "  "]),
     st.text(SENDABLE, max_size=40),
 )
+
+
+def _visit(client: Client) -> str:
+    """The visit token of a fresh render of the table screen (a new visit)."""
+    html = client.get(reverse("baccarat_table", args=[BACCARAT]), **EN).content.decode()
+    return re.search(r'name="squeeze_visit" value="(\w+)"', html).group(1)
 
 
 def _squeeze_state(client: Client, table: Table) -> dict:
@@ -560,13 +558,10 @@ def test_a_stale_or_foreign_visit_token_never_unlocks_the_squeeze(
     other = get_user_model().objects.filter(username="neighbour").first() or make_player(
         "neighbour", chips=1
     )
-    logged_in(other).get(reverse("baccarat_table", args=[BACCARAT]), **EN)
-    tokens = {"other-player": _squeeze_state(logged_in(other), table).get("visit")}
+    tokens = {"other-player": _visit(logged_in(other))}
     client = logged_in(baccarat_player)
-    client.get(reverse("baccarat_table", args=[BACCARAT]), **EN)
-    tokens["stale"] = _squeeze_state(client, table).get("visit")
-    client.get(reverse("baccarat_table", args=[BACCARAT]), **EN)  # a new visit
-    tokens["current"] = _squeeze_state(client, table).get("visit")
+    tokens["stale"] = _visit(client)
+    tokens["current"] = _visit(client)  # a new visit
     assert tokens["stale"] and tokens["stale"] != tokens["current"]
     with books_unchanged():
         for action, visit in posts:
@@ -933,7 +928,7 @@ def test_every_form_refuses_a_post_without_a_valid_csrf_token(make_player, pin_p
     posts = [
         (reverse("war_deal", args=[WAR]), {"ante": "5", "slip_key": "csrf"}),
         (reverse("war_decide", args=[WAR]), {"round_id": "1", "decision": "war"}),
-        (reverse("baccarat_slip", args=[BACCARAT]), {"action": "add", "area": "player"}),
+        (reverse("baccarat_bet", args=[BACCARAT]), {"slip_key": "k", "player": "5"}),
         (reverse("baccarat_bet", args=[BACCARAT]), {"slip_key": "csrf"}),
         (reverse("baccarat_client_seed", args=[BACCARAT]), {"client_seed": "mine"}),
         (reverse("baccarat_settings"), {"sound": "on"}),

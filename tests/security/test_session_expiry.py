@@ -102,12 +102,13 @@ def test_a_request_that_changes_nothing_writes_the_session_once_a_minute(player_
     assert left > dt.timedelta(seconds=3590)
 
 
-def test_a_bet_slip_change_is_written_at_once(player_client):
+def test_a_session_change_is_written_at_once(player_client):
     idle_for(player_client, 10)
     response = player_client.post(
-        reverse("baccarat_slip", args=["baccarat-social"]),
-        {"action": "add", "area": "player", "chip": "1"},
+        reverse("baccarat_squeeze", args=["baccarat-social"]), {"action": "toggle"}
     )
     assert response.status_code in (200, 302)
     session = stored_session(player_client).get_decoded()
-    assert any(key.startswith("baccarat:") and value.get("bets") for key, value in session.items())
+    assert any(
+        key.startswith("baccarat:squeeze:") and value.get("on") for key, value in session.items()
+    )

@@ -252,23 +252,6 @@ def test_it_refuses_a_closed_table(make_player, classic):
     assert snapshot(user) == before
 
 
-def test_the_slip_refuses_a_chip_past_a_limit_as_it_goes_down(make_player, classic):
-    user = make_player(chips=100)
-    limits = baccarat.bet_limits(user=user, version=classic.current_version)
-    bets = baccarat.check_chip(
-        bets={}, area="player", amount=10 * CHIP, limits=limits, balance=10_000
-    )
-    assert bets == {"player": 1_000}
-    with pytest.raises(BetRefused, match="PLAYER and BANKER"):
-        baccarat.check_chip(bets=bets, area="banker", amount=CHIP, limits=limits, balance=10_000)
-    with pytest.raises(BetRefused, match="maximum bet on TIE is 2,000"):
-        baccarat.check_chip(
-            bets=bets, area="tie", amount=2_001 * CHIP, limits=limits, balance=10**9
-        )
-    with pytest.raises(InsufficientChips, match="needs 101 and your balance is 100"):
-        baccarat.check_chip(bets=bets, area="tie", amount=91 * CHIP, limits=limits, balance=10_000)
-
-
 def test_rebet_is_lowered_to_the_limits_and_the_balance(make_player, classic):
     user = make_player(chips=100)
     limits = baccarat.bet_limits(user=user, version=classic.current_version)

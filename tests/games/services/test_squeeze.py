@@ -24,7 +24,7 @@ from games.models import Profile, Round, Table, Wallet
 from games.services import baccarat
 from games.services.baccarat import SqueezeWish, squeeze_side
 from games.verify import derive_shoe
-from games.views import baccarat as views
+from games.presenters import baccarat as presenter
 from tests.seeds import find_seed
 
 CLIENT_SEED = "squeeze-tests"
@@ -162,7 +162,7 @@ def test_chance_numbers_for_the_players_second_card_after_a_nine_against_a_king(
     player, banker = ["9C"], ["KH"]
     expected = brute_force_numbers(decks, player, banker, "player", "chance")
     assert expected == (0, 8, 9)
-    view = views.navigator_view(
+    view = presenter.navigator_view(
         decks=decks,
         player_cards=shown("9C"),
         banker_cards=shown("KH"),
@@ -189,7 +189,7 @@ def test_win_numbers_for_the_bankers_second_card_against_a_player_zero():
     """
     expected = brute_force_numbers(8, ["TH", "KS"], ["9S"], "banker", "win")
     assert expected == (0, 9)
-    view = views.navigator_view(
+    view = presenter.navigator_view(
         decks=8,
         player_cards=shown("TH KS"),
         banker_cards=shown("9S"),
@@ -215,7 +215,7 @@ def test_chance_numbers_for_the_players_third_card_against_a_banker_six():
     """
     expected = brute_force_numbers(8, ["AS", "4D"], ["6C", "KH"], "player", "chance")
     assert expected == (2, 3, 4)
-    view = views.navigator_view(
+    view = presenter.navigator_view(
         decks=8,
         player_cards=shown("AS 4D"),
         banker_cards=shown("6C KH"),
@@ -231,7 +231,7 @@ def test_a_banker_third_card_with_no_win_number():
     """Player 2 3 + 4 = 9, Banker 3 2 = 5 draws (on a Player 4): nothing beats 9.
     WIN NO. is empty and shown as a dash."""
     assert brute_force_numbers(8, ["2S", "3D", "4C"], ["3H", "2C"], "banker", "win") == ()
-    view = views.navigator_view(
+    view = presenter.navigator_view(
         decks=8,
         player_cards=shown("2S 3D 4C"),
         banker_cards=shown("3H 2C"),
@@ -239,7 +239,7 @@ def test_a_banker_third_card_with_no_win_number():
         pair_bet=False,
     )
     assert view.numbers == ""
-    html = views.render_fragment("navigator", {"nav": view})
+    html = presenter.fragment("navigator", {"nav": view})
     assert 'data-testid="nav-hits">—<' in html
 
 
@@ -333,16 +333,16 @@ def test_the_peels_follow_the_deal_and_each_navigator_sees_only_the_cards_before
         user=user, table=classic, bets={"banker": 5_000 * CHIP}, slip_key="six"
     )
     player, banker = rnd.detail["player"], rnd.detail["banker"]
-    peels = views.squeeze_peels(rnd, "banker")
+    peels = presenter.squeeze_peels(rnd, "banker")
     assert list(peels) == ["b2", "b3"]
-    b2 = views.navigator_view(
+    b2 = presenter.navigator_view(
         decks=8,
         player_cards=shown(" ".join(player[:2])),
         banker_cards=shown(banker[0]),
         side="banker",
         pair_bet=False,
     )
-    b3 = views.navigator_view(
+    b3 = presenter.navigator_view(
         decks=8,
         player_cards=shown(" ".join(player)),
         banker_cards=shown(" ".join(banker[:2])),
@@ -350,7 +350,7 @@ def test_the_peels_follow_the_deal_and_each_navigator_sees_only_the_cards_before
         pair_bet=False,
     )
     assert peels["b2"].navigator == b2 and peels["b3"].navigator == b3
-    assert views.squeeze_peels(rnd, "player") == {}  # the Player's cards were not bet
+    assert presenter.squeeze_peels(rnd, "player") == {}  # the Player's cards were not bet
 
 
 def test_squeezing_never_changes_the_round(make_player, classic):

@@ -1,10 +1,12 @@
-"""The Baccarat table's pages as a player uses them: the slip kept in the
-session, BET through the view, inline refusals, the rules page's RTP, the
-roads details, the client seed and the settings."""
+"""The Baccarat table's pages as a player uses them: the slip's limits for
+the browser, BET with the whole slip, inline refusals naming the area,
+REBET, the rules page's RTP, the roads details, the client seed and the
+settings."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 
 import pytest
@@ -42,16 +44,13 @@ def htmx(client, name: str, data: dict | None = None, **kwargs):
     )
 
 
-def add(client, area: str, chip: int = 10):
-    return htmx(client, "baccarat_slip", {"action": "add", "area": area, "chip": chip})
+def bet(client, bets: dict[str, str], key: str = "slip-1", **extra):
+    """BET with a whole slip, as the browser sends it: chips per area."""
+    return htmx(client, "baccarat_bet", {"slip_key": key, **bets, **extra})
 
 
-def amount(html: str, area: str) -> str:
-    return re.search(rf'data-testid="amount-{area}">([^<]*)<', html).group(1)
-
-
-def slip_key(html: str) -> str:
-    return re.search(r'name="slip_key" value="([^"]+)"', html).group(1)
+def rebet_data(html: str) -> dict:
+    return json.loads(re.search(r'id="bac-rebet"[^>]*>([^<]*)<', html).group(1))
 
 
 def table_page(client) -> str:
@@ -86,70 +85,54 @@ def test_a_closed_table_sends_the_player_back_to_the_lobby(tab):
     assert "This table is closed" in response.content.decode()
 
 
-def test_chips_go_down_and_the_slip_survives_a_reload(tab):
-    add(tab, "player", 10)
-    response = add(tab, "player", 50)
-    assert amount(response.content.decode(), "player") == "60"
-    assert 'data-total="6000"' in response.content.decode()
-    htmx(tab, "baccarat_slip", {"action": "mult"})  # x10
-    response = add(tab, "tie", 5)
-    assert amount(response.content.decode(), "tie") == "50"
+def test_the_page_gives_the_browser_slip_its_limits_and_chips(tab):
     html = table_page(tab)
-    assert amount(html, "player") == "60"
-    assert amount(html, "tie") == "50"
-    assert 'data-testid="multiplier"' in html and "×10" in html
-    assert re.search(r'value="5" checked', html)  # the chip stays selected
+    limits = json.loads(re.search(r'id="bac-slip-limits"[^>]*>([^<]*)<', html).group(1))
+    assert limits["areas"]["tie"] == [1_000, 200_000]
+    assert limits["max_bet"] == 2_500_000 and limits["balance"] == 100_000
+    for chip in (1, 5, 10, 50, 100):
+        assert f'data-slip-chip="{chip}"' in html
+    assert 'data-slip-table="baccarat:baccarat-classic"' in html
 
 
 @pytest.mark.parametrize(
-    ("first", "second", "message"),
+    ("bets", "message"),
     [
-        (("player", 10), ("banker", 10), "PLAYER and BANKER cannot both be bet"),
-        (("tie", 100), ("tie", 2_000), "maximum bet on TIE is 2,000"),
-        (("player", 100), ("player", 1_000), "needs 1,100 and your balance is 1,000"),
+        ({"player": "10", "banker": "10"}, "PLAYER and BANKER cannot both be bet"),
+        ({"tie": "2100"}, "maximum bet on TIE is 2,000"),
+        ({"player": "1100"}, "needs 1,100 and your balance is 1,000"),
+        ({"tie": "5"}, "minimum bet on TIE is 10"),
+        ({"dragon": "5"}, "Place at least one chip"),
+        ({"player": "ten"}, "Bets are amounts of chips"),
+        ({"player": "0.001"}, "Bets are amounts of chips"),
+        ({"player": "10.5"}, "Bets are made in whole chips"),
     ],
 )
-def test_a_chip_past_a_rule_is_refused_inline_and_changes_nothing(
-    tab, player, first, second, message
+def test_a_slip_past_a_rule_is_refused_naming_the_area_and_takes_nothing(
+    tab, player, bets, message
 ):
-    add(tab, first[0], first[1] if first[1] <= 100 else 100)
-    if second[1] > 100:
-        htmx(tab, "baccarat_slip", {"action": "mult"})
-        htmx(tab, "baccarat_slip", {"action": "mult"})  # x100
-        response = add(tab, second[0], second[1] // 100)
-    else:
-        response = add(tab, second[0], second[1])
+    response = bet(tab, bets)
     html = response.content.decode()
     assert 'data-testid="slip-error"' in html and message in html
-    page = table_page(tab)
-    assert amount(page, first[0]) == f"{min(first[1], 100):,}"
+    assert 'id="bac-placed"' not in html  # the browser keeps the slip to fix it
+    assert not Round.objects.filter(player=player).exists()
     assert Wallet.objects.get(user=player).balance == 100_000
 
 
-def test_all_clear_empties_the_slip(tab):
-    add(tab, "player")
-    response = htmx(tab, "baccarat_slip", {"action": "clear"})
-    assert amount(response.content.decode(), "player") == ""
-    assert amount(table_page(tab), "player") == ""
-
-
-def test_bet_plays_a_round_and_starts_a_fresh_slip(tab, player):
-    add(tab, "banker", 50)
-    key = slip_key(table_page(tab))
-    response = htmx(tab, "baccarat_bet", {"slip_key": key})
+def test_bet_plays_the_whole_slip_in_one_request(tab, player):
+    response = bet(tab, {"banker": "50", "player_pair": "10"}, key="k-1")
     assert response.status_code == 200
     rnd = Round.objects.get(player=player)
-    assert rnd.bets == {"banker": 5_000}
+    assert rnd.bets == {"banker": 5_000, "player_pair": 1_000}
     html = response.content.decode()
-    assert slip_key(html) != key  # a new idempotency key for the next slip
-    assert amount(html, "banker") == ""
+    assert f'data-round="{rnd.pk}"' in html  # the browser starts a fresh slip
     assert 'id="bac-fairness"' in html  # the next round's seed hash
     seed = Profile.objects.get(user=player).next_server_seed
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() in html
     # A double click (same key) charges once.
-    htmx(tab, "baccarat_bet", {"slip_key": key})
+    bet(tab, {"banker": "50", "player_pair": "10"}, key="k-1")
     assert Round.objects.filter(player=player).count() == 1
-    assert LedgerEntry.objects.filter(wallet__user=player, kind="bet").count() == 1
+    assert LedgerEntry.objects.filter(wallet__user=player, kind="bet").count() == 2
     # The page after a reload shows the finished round.
     page = table_page(tab)
     for code in rnd.cards:
@@ -158,49 +141,35 @@ def test_bet_plays_a_round_and_starts_a_fresh_slip(tab, player):
     assert f'data-testid="table-balance">{rnd.balance_after // 100:,}' in page
 
 
-def test_a_refused_bet_shows_why_and_takes_nothing(tab, player):
-    add(tab, "tie", 5)  # under the TIE minimum of 10
-    key = slip_key(table_page(tab))
-    response = htmx(tab, "baccarat_bet", {"slip_key": key})
-    html = response.content.decode()
-    assert "minimum bet on TIE is 10" in html
-    assert amount(html, "tie") == "5"  # the slip is kept to be fixed
-    assert not Round.objects.filter(player=player).exists()
-    assert Wallet.objects.get(user=player).balance == 100_000
-
-
 def test_a_failure_while_dealing_is_explained_and_nothing_is_taken(tab, player):
-    add(tab, "player", 100)
-    key = slip_key(table_page(tab))
     ledger = LedgerEntry.objects.count()
     with inject_fault("baccarat.after_debit"):
-        response = htmx(tab, "baccarat_bet", {"slip_key": key})
+        response = bet(tab, {"player": "100"}, key="k-2")
     html = response.content.decode()
     assert "Something went wrong while dealing" in html and "nothing was taken" in html
     assert Wallet.objects.get(user=player).balance == 100_000
     assert LedgerEntry.objects.count() == ledger
     assert not Round.objects.filter(player=player).exists()
-    # The slip is still there: BET again works.
-    htmx(tab, "baccarat_bet", {"slip_key": key})
+    # The slip is still in the browser: BET again works.
+    bet(tab, {"player": "100"}, key="k-2")
     assert Round.objects.filter(player=player).count() == 1
 
 
 def test_rebet_repeats_the_last_round_and_x2_is_capped_with_a_note(tab, player):
-    response = htmx(tab, "baccarat_slip", {"action": "rebet"})
-    assert "no previous bet" in response.content.decode()
-    add(tab, "player", 100)
-    add(tab, "tie", 100)
-    htmx(tab, "baccarat_bet", {"slip_key": slip_key(table_page(tab))})
-    html = htmx(tab, "baccarat_slip", {"action": "rebet"}).content.decode()
-    assert (amount(html, "player"), amount(html, "tie")) == ("100", "100")
-    assert 'data-testid="slip-note"' not in html
+    assert rebet_data(table_page(tab))["once"] == {}  # nothing to repeat yet
+    answer = bet(tab, {"player": "100", "tie": "100"}).content.decode()
+    rnd = Round.objects.get(player=player)
+    data = rebet_data(answer)
+    assert data["once"] == {"player": 10_000, "tie": 10_000}
+    assert not data["once_capped"]
+    assert rebet_data(table_page(tab))["once"] == rnd.bets
     # REBET x2 wants 400 chips; with 300 left it is lowered, and says so.
     wallet = Wallet.objects.get(user=player)
     with transaction.atomic():
         post(wallet_id=wallet.pk, postings=[Posting("adjustment", 30_000 - wallet.balance, "test")])
-    html = htmx(tab, "baccarat_slip", {"action": "rebet2"}).content.decode()
-    assert (amount(html, "player"), amount(html, "tie")) == ("200", "100")
-    assert "lowered to fit" in html
+    data = rebet_data(table_page(tab))
+    assert data["twice"] == {"player": 20_000, "tie": 10_000}
+    assert data["twice_capped"]
 
 
 def test_the_rules_page_shows_the_paytable_and_exact_rtp(tab):

@@ -1,11 +1,12 @@
 """The SQUEEZE toggle and its unlock, as a player's browser tab sees them:
-unlocked by the slip reaching the table's threshold, or by watching the
+unlocked by a BET reaching the table's threshold, or by watching the
 promo clip to its end for the rest of the visit (a new render of the table
 screen locks it again), and what BET then tells the reveal."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 
 import pytest
@@ -15,7 +16,7 @@ from django.urls import reverse
 
 from games.models import Round, Table
 from games.services.baccarat import reveal_group
-from games.views.baccarat import PROMO_SECONDS
+from games.services.baccarat import PROMO_SECONDS
 
 SLUG = "baccarat-classic"  # squeeze from 5,000 chips; chips 1 5 10 50 100
 
@@ -53,15 +54,7 @@ def post(client, name: str, data: dict):
     return client.post(reverse(name, args=[SLUG]), data, HTTP_HX_REQUEST="true")
 
 
-def add(client, area: str, chip: int) -> str:
-    return post(
-        client, "baccarat_slip", {"action": "add", "area": area, "chip": chip}
-    ).content.decode()
-
-
-def x100(client) -> None:
-    post(client, "baccarat_slip", {"action": "mult"})
-    post(client, "baccarat_slip", {"action": "mult"})
+_keys = itertools.count(1)
 
 
 def page(client) -> str:
@@ -80,10 +73,16 @@ def toggle(html: str) -> tuple[str, str]:
     return m.group(1), m.group(2)
 
 
-def bet(client, html: str, django_capture_on_commit_callbacks, *, visit_token: str | None = None):
-    """BET from the page ``html`` (its visit token); the slip is the session's
-    current one (the page's own key is spent after its first BET)."""
-    data = {"squeeze_visit": visit_token or visit(html)}
+def bet(
+    client,
+    html: str,
+    django_capture_on_commit_callbacks,
+    slip: dict[str, str],
+    *,
+    visit_token: str | None = None,
+):
+    """BET a whole slip (chips per area) from the page ``html`` (its visit token)."""
+    data = {"squeeze_visit": visit_token or visit(html), "slip_key": f"s{next(_keys)}", **slip}
     with django_capture_on_commit_callbacks(execute=True):
         response = post(client, "baccarat_bet", data)
     assert response.status_code == 200
@@ -103,36 +102,25 @@ def watch_clip(client, token: str, *, seconds: float = PROMO_SECONDS) -> str:
     ).content.decode()
 
 
-def test_the_toggle_unlocks_when_the_slip_reaches_the_threshold_and_turns_on_and_off(tab):
+def test_the_toggle_says_the_threshold_and_turns_on_and_off(tab):
     html = page(tab)
     assert toggle(html) == ("0", "0")  # locked, OFF
     assert "Locked: bet 5,000 or more" in html
-    x100(tab)  # chips x100
-    fragment = add(tab, "player", 10)  # 1,000
-    assert toggle(fragment) == ("0", "0")
-    fragment = add(tab, "player", 10)
-    fragment = add(tab, "player", 10)
-    fragment = add(tab, "player", 10)
-    assert toggle(fragment) == ("0", "0")  # 4,000
-    fragment = add(tab, "tie", 10)  # the round's total: 5,000
-    assert toggle(fragment) == ("1", "0")
-    assert 'data-testid="squeeze-lock">Unlocked<' in fragment
+    assert 'data-threshold="500000"' in html  # the browser unlocks it as the slip reaches it
     on = post(tab, "baccarat_squeeze", {"action": "toggle"}).content.decode()
-    assert toggle(on) == ("1", "1")
+    assert toggle(on)[1] == "1"
     assert 'data-testid="squeeze-state">ON<' in on
-    assert toggle(page(tab)) == ("1", "1")  # the slip and the toggle survive a reload
+    assert toggle(page(tab))[1] == "1"  # the toggle survives a reload
     off = post(tab, "baccarat_squeeze", {"action": "toggle"}).content.decode()
-    assert toggle(off) == ("1", "0")
+    assert toggle(off)[1] == "0"
 
 
 def test_a_bet_reaching_the_threshold_is_squeezed_when_on(
     tab, player, reveals, django_capture_on_commit_callbacks
 ):
     post(tab, "baccarat_squeeze", {"action": "toggle"})  # ON
-    x100(tab)
-    add(tab, "banker", 50)  # 5,000: the threshold
     html = page(tab)
-    bet(tab, html, django_capture_on_commit_callbacks)
+    bet(tab, html, django_capture_on_commit_callbacks, {"banker": "5000"})  # the threshold
     rnd = Round.objects.get(player=player)
     assert reveals() == {
         "type": "round.reveal",
@@ -141,17 +129,14 @@ def test_a_bet_reaching_the_threshold_is_squeezed_when_on(
         "squeeze": "banker",
     }
     # Under the threshold the same player is not offered the squeeze.
-    add(tab, "banker", 10)  # 1,000
-    bet(tab, page(tab), django_capture_on_commit_callbacks)
+    bet(tab, page(tab), django_capture_on_commit_callbacks, {"banker": "1000"})
     assert reveals()["squeeze"] is None
 
 
 def test_the_toggle_off_means_no_squeeze_even_past_the_threshold(
     tab, reveals, django_capture_on_commit_callbacks
 ):
-    x100(tab)
-    add(tab, "player", 50)
-    bet(tab, page(tab), django_capture_on_commit_callbacks)
+    bet(tab, page(tab), django_capture_on_commit_callbacks, {"player": "5000"})
     assert reveals()["squeeze"] is None
 
 
@@ -165,13 +150,12 @@ def test_watching_the_clip_to_its_end_unlocks_the_squeeze_for_this_visit(
     assert toggle(answer) == ("1", "1")  # unlocked and turned ON
     assert "Unlocked for this visit" in answer
     assert 'data-testid="watch-promo"' not in answer
-    # A small bet is squeezed now; the slip under the threshold keeps it unlocked.
-    fragment = add(tab, "player", 10)
-    assert toggle(fragment) == ("1", "1")
-    bet(tab, html, django_capture_on_commit_callbacks)
+    # A small bet is squeezed now.
+    answer = bet(tab, html, django_capture_on_commit_callbacks, {"player": "10"})
+    assert toggle(answer) == ("1", "1")  # BET's answer keeps it unlocked for the visit
     assert reveals()["squeeze"] == "player"
-    add(tab, "player", 10)
-    bet(tab, html, django_capture_on_commit_callbacks)  # the next round too: same visit
+    # the next round too: same visit
+    bet(tab, html, django_capture_on_commit_callbacks, {"player": "10"})
     assert reveals()["squeeze"] == "player"
 
 
@@ -194,12 +178,16 @@ def test_leaving_the_table_screen_locks_the_squeeze_again(
     watch_clip(tab, visit(first))
     assert toggle(page(tab)) == ("0", "1")  # back on the screen: a new visit, locked (still ON)
     second = page(tab)
-    add(tab, "player", 10)
     # Neither the new page nor the old one (its visit is over) gets the squeeze.
-    bet(tab, second, django_capture_on_commit_callbacks)
+    bet(tab, second, django_capture_on_commit_callbacks, {"player": "10"})
     assert reveals()["squeeze"] is None
-    add(tab, "player", 10)
-    bet(tab, second, django_capture_on_commit_callbacks, visit_token=visit(first))
+    bet(
+        tab,
+        second,
+        django_capture_on_commit_callbacks,
+        {"player": "10"},
+        visit_token=visit(first),
+    )
     assert reveals()["squeeze"] is None
 
 
@@ -208,9 +196,7 @@ def test_only_tie_and_pair_bets_are_never_squeezed(
 ):
     html = page(tab)
     watch_clip(tab, visit(html))
-    add(tab, "tie", 10)
-    add(tab, "player_pair", 10)
-    bet(tab, html, django_capture_on_commit_callbacks)
+    bet(tab, html, django_capture_on_commit_callbacks, {"tie": "10", "player_pair": "10"})
     assert reveals()["squeeze"] is None
 
 
@@ -219,8 +205,7 @@ def test_a_reload_in_the_middle_of_a_squeeze_shows_the_finished_round(
 ):
     html = page(tab)
     watch_clip(tab, visit(html))
-    add(tab, "player", 10)
-    bet(tab, html, django_capture_on_commit_callbacks)
+    bet(tab, html, django_capture_on_commit_callbacks, {"player": "10"})
     assert reveals()["squeeze"] == "player"
     rnd = Round.objects.get(player=player)
     # The reveal is waiting for the peel; the page shows the settled round anyway.

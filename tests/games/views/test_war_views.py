@@ -11,7 +11,7 @@ from django.urls import reverse
 from games.cards import server_seed_hash
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services import war
-from games.services.tables import decimal_pays
+from games.money import decimal_pays
 from games.war.odds import exact_edge
 from tests.seeds import find_seed, war_cases
 

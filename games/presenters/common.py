@@ -1,0 +1,116 @@
+"""What both tables show the same way: cards, chips on the felt, paytables,
+and the rendering of one partial of a screen's template."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.http import HttpRequest
+from django.template.loader import render_to_string
+
+from games.cards import Card
+from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
+
+STACK_SHOWN = 5  # chip discs drawn on a bet area; the amount says the rest
+CHIP_COLOURS = 8
+MULTIPLIERS = (1, 10, 100)  # the chip rack's multiplier button (seed 000)
+
+
+def render_fragment(
+    template: str, name: str, context: Mapping[str, Any], request: HttpRequest | None = None
+) -> str:
+    """One partial of a screen's template (the page, an htmx answer or a socket push)."""
+    return render_to_string(f"{template}#{name}", dict(context), request=request)
+
+
+@dataclass(frozen=True)
+class CardFace:
+    """One card slot on a board."""
+
+    slot: str
+    state: str  # "face" (open) | "back" (dealt, not open yet) | "empty" (not dealt)
+    code: str = ""
+    rank: str = ""
+    suit: str = ""
+    red: bool = False
+    fresh: bool = False  # opened by this very message: animate it and play the card sound
+    peeling: bool = False  # face down in its slot while the player peels it (squeeze)
+
+
+def card_face(slot: str, code: str, *, fresh: bool = False) -> CardFace:
+    card = Card.parse(code)
+    return CardFace(
+        slot=slot,
+        state="face",
+        code=str(card),
+        rank=rank_label(card.rank),
+        suit=suit_symbol(card.suit),
+        red=is_red(card.suit),
+        fresh=fresh,
+    )
+
+
+@dataclass(frozen=True)
+class ChipView:
+    base: int  # chip value before the multiplier
+    value: int  # in chips, multiplier applied
+    label: str
+    colour: int
+    selected: bool = False
+
+
+def chip_label(value: int) -> str:
+    """A chip's face: 5, 50, 1K, 10K, 1M."""
+    if value >= 1_000_000 and value % 100_000 == 0:
+        return f"{value / 1_000_000:g}M"
+    if value >= 1_000 and value % 100 == 0:
+        return f"{value / 1_000:g}K"
+    return f"{value:,}"
+
+
+def denominations(chips: Sequence[int]) -> list[int]:
+    """Every chip value the rack can show, multipliers included, smallest first."""
+    return sorted({chip * mult for chip in chips for mult in MULTIPLIERS})
+
+
+def chip_views(chips: Sequence[int]) -> list[ChipView]:
+    denoms = denominations(chips)
+    return [
+        ChipView(
+            base=chip,
+            value=chip,
+            label=chip_label(chip),
+            colour=denoms.index(chip) % CHIP_COLOURS,
+            selected=i == 0,
+        )
+        for i, chip in enumerate(chips)
+    ]
+
+
+def chip_stack(chips: Sequence[int], amount: int) -> list[ChipView]:
+    """The largest chips that make up ``amount`` units, at most STACK_SHOWN of them."""
+    denoms = denominations(chips)
+    left = amount // UNITS_PER_CHIP
+    stack: list[ChipView] = []
+    for value in reversed(denoms):
+        while left >= value and len(stack) < STACK_SHOWN:
+            stack.append(
+                ChipView(value, value, chip_label(value), denoms.index(value) % CHIP_COLOURS)
+            )
+            left -= value
+    return list(reversed(stack))
+
+
+def pay_label(value: Any) -> str:
+    """A paytable multiplier as printed: 1.95, 2, 12."""
+    return format(Decimal(str(value)).normalize(), "f")
+
+
+def truthy(value: Any) -> bool:
+    """A checkbox or a socket flag: "1", "true", "on", "yes" (any case) or True."""
+    if isinstance(value, bool):
+        return value
+    return str(value or "").lower() in ("1", "true", "on", "yes")

@@ -1,0 +1,41 @@
+"""How many queries a player's table pages and rounds cost: one round is one
+request, and these bounds only ever go down (a regression here is a
+slower table for every player)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def tab(client, make_player):
+    client.force_login(make_player(chips=1_000))
+    return client
+
+
+def queries(call) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        response = call()
+    assert response.status_code == 200
+    return len(captured)
+
+
+def test_a_baccarat_round_costs_one_page_and_one_bet(tab):
+    page = reverse("baccarat_table", args=["baccarat-classic"])
+    bet = reverse("baccarat_bet", args=["baccarat-classic"])
+    tab.get(page)  # the first visit may write the session
+    assert queries(lambda: tab.get(page)) <= 6
+    assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 13
+
+
+def test_a_war_round_costs_one_page_and_one_deal(tab):
+    page = reverse("war_table", args=["casino-war"])
+    deal = reverse("war_deal", args=["casino-war"])
+    tab.get(page)
+    assert queries(lambda: tab.get(page)) <= 5
+    assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 14

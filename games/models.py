@@ -74,7 +74,7 @@ class LedgerEntry(models.Model):
 
     class Meta:
         verbose_name = _("ledger entry")
-        verbose_name_plural = _("ledger")
+        verbose_name_plural = _("ledger entries")
         ordering = ["-id"]
         indexes = [models.Index(fields=["wallet", "id"])]
         constraints = [
@@ -279,8 +279,8 @@ class AuditEntry(models.Model):
     after = models.JSONField(_("after"), null=True, blank=True)
 
     class Meta:
-        verbose_name = _("audit entry")
-        verbose_name_plural = _("audit log")
+        verbose_name = _("audit log entry")
+        verbose_name_plural = _("audit log entries")
         ordering = ["-id"]
 
     def __str__(self) -> str:

@@ -42,11 +42,12 @@ import django  # noqa: E402
 django.setup()
 
 from asgiref.sync import sync_to_async  # noqa: E402
+from channels.db import database_sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.contrib.auth.decorators import login_required  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import transaction  # noqa: E402
+from django.db import connections, transaction  # noqa: E402
 from django.db.models import F  # noqa: E402
 from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.template import engines  # noqa: E402
@@ -54,6 +55,13 @@ from django.test import AsyncClient, Client  # noqa: E402
 from django.urls import include, path  # noqa: E402
 from django.utils import timezone, translation  # noqa: E402
 from django.views.decorators.http import require_POST  # noqa: E402
+
+from games.baccarat.rules import play_coup  # noqa: E402
+from games.cards import new_shoe, shuffle  # noqa: E402
+from games.consumers.baccarat import reveal_steps  # noqa: E402
+from games.models import Round, Table, Wallet  # noqa: E402
+from games.services.baccarat import coup_record  # noqa: E402
+from games.services.wallet import open_account  # noqa: E402
 
 ROUNDS = 500
 WARMUP = 30
@@ -69,7 +77,6 @@ _TINY = engines["django"].from_string('<span id="header-balance">{{ balance }}</
 @require_POST
 def floor(request: HttpRequest) -> HttpResponse:
     """The baseline: one atomic wallet update and a tiny template."""
-    from games.models import Wallet
 
     with transaction.atomic():
         Wallet.objects.filter(user=request.user).update(balance=F("balance"))
@@ -88,7 +95,6 @@ def median_ms(samples: list[float]) -> float:
 
 
 def player(username: str):
-    from games.services.wallet import open_account
 
     user = get_user_model().objects.create_user(username, password="bench-Secret-123")
     open_account(user=user)
@@ -105,10 +111,6 @@ def bench_rounds() -> tuple[float, float]:
 
 
 async def _bench_rounds() -> tuple[float, float]:
-    from channels.db import database_sync_to_async
-
-    from games.consumers.baccarat import reveal_steps
-    from games.models import Round
 
     user, sync_client = await sync_to_async(player)("bench-rounds")
     client = AsyncClient(headers={"Accept-Language": "en"})
@@ -156,10 +158,6 @@ async def _bench_rounds() -> tuple[float, float]:
 
 def store_history(user, count: int) -> None:
     """``count`` settled rounds at the table, dealt by the pure core (bulk insert)."""
-    from games.baccarat.rules import play_coup
-    from games.cards import new_shoe, shuffle
-    from games.models import Round, Table
-    from games.services.baccarat import coup_record
 
     table = Table.objects.get(slug=SLUG)
     rng = random.Random(count)
@@ -231,8 +229,6 @@ def main() -> None:
         round_ms, floor_ms = bench_rounds()
         small_ms, big_ms = bench_roads()
     finally:
-        from django.db import connections
-
         connections.close_all()
         shutil.rmtree(TMP, ignore_errors=True)
     result = {

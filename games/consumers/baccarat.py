@@ -38,10 +38,11 @@ import json
 import logging
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.utils import translation
 from django.utils.translation import trans_real
 
@@ -154,14 +155,14 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close()
             return
-        self.user = user
+        self.user = cast(User, user)  # AuthMiddleware's lazy user, authenticated above
         self.slug = self.scope["url_route"]["kwargs"]["slug"]
         fast = await self._fast_play()
         if fast is None:  # no such table, or no profile
             await self.close()
             return
         self.fast = fast
-        self.language = scope_language(self.scope)
+        self.language = scope_language(dict(self.scope))
         self.group = reveal_group(user.pk)
         self.rounds: asyncio.Queue[tuple[int, str | None]] = asyncio.Queue()
         self.worker: asyncio.Task[None] | None = None

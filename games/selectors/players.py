@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from games.models import Profile, Wallet
 from games.services.wallet import open_account
@@ -27,7 +27,7 @@ class Account:
         return self.wallet.balance
 
 
-def account_for(user: AbstractBaseUser) -> Account:
+def account_for(user: User) -> Account:
     """The player's wallet and profile, in one query."""
     wallet = Wallet.objects.select_related("user__profile").filter(user=user).first()
     if wallet is None or not hasattr(wallet.user, "profile"):
@@ -36,12 +36,12 @@ def account_for(user: AbstractBaseUser) -> Account:
     return Account(wallet, wallet.user.profile)
 
 
-def wallet_for(user: AbstractBaseUser) -> Wallet:
+def wallet_for(user: User) -> Wallet:
     wallet = Wallet.objects.filter(user=user).first()
     return wallet if wallet is not None else open_account(user=user)
 
 
-def profile_for(user: AbstractBaseUser) -> Profile:
+def profile_for(user: User) -> Profile:
     profile = Profile.objects.filter(user=user).first()
     if profile is None:
         open_account(user=user)

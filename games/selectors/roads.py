@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from games.baccarat import roads as road_core
 from games.models import Round, Table
@@ -82,7 +82,7 @@ class RoadWindow:
     ask: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def recent_rounds(*, user: AbstractBaseUser, table: Table, limit: int) -> list[RoadRound]:
+def recent_rounds(*, user: User, table: Table, limit: int) -> list[RoadRound]:
     """At most ``limit`` latest rounds (oldest first), starting on a bead column.
 
     ``limit`` must be a multiple of 6.
@@ -134,7 +134,7 @@ def _cut(cells: Sequence[Any], cols: int) -> Road:
     )
 
 
-def table_roads(*, user: AbstractBaseUser, table: Table) -> RoadWindow:
+def table_roads(*, user: User, table: Table) -> RoadWindow:
     """Bead plate, big road and LAST 60 GAMES for the table screen."""
     rounds = recent_rounds(user=user, table=table, limit=TABLE_ROUNDS)
     return RoadWindow(
@@ -146,7 +146,7 @@ def table_roads(*, user: AbstractBaseUser, table: Table) -> RoadWindow:
     )
 
 
-def detail_roads(*, user: AbstractBaseUser, table: Table) -> RoadWindow:
+def detail_roads(*, user: User, table: Table) -> RoadWindow:
     """Every road, larger, with the ask-PLAYER / ask-BANKER previews."""
     rounds = recent_rounds(user=user, table=table, limit=DETAIL_ROUNDS)
     roads = road_core.all_roads(rounds)
@@ -167,6 +167,6 @@ def detail_roads(*, user: AbstractBaseUser, table: Table) -> RoadWindow:
     )
 
 
-def latest_round(*, user: AbstractBaseUser, table: Table) -> Round | None:
+def latest_round(*, user: User, table: Table) -> Round | None:
     """The player's last round at the table (what the board shows on arrival)."""
     return Round.objects.filter(player=user, table=table).order_by("-seq").first()

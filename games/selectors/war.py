@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from games.models import Game, Round, Table
 
@@ -15,7 +15,7 @@ class TableRounds:
     last_settled: Round | None  # what REPEAT repeats
 
 
-def table_rounds(*, user: AbstractBaseUser, table: Table) -> TableRounds:
+def table_rounds(*, user: User, table: Table) -> TableRounds:
     """The waiting round and the last settled one, in one query: no new round
     starts while one waits, so a waiting round is always the latest."""
     latest = list(
@@ -32,16 +32,14 @@ def table_rounds(*, user: AbstractBaseUser, table: Table) -> TableRounds:
     return TableRounds(waiting, last_settled(user=user, table=table))
 
 
-def last_settled(*, user: AbstractBaseUser, table: Table) -> Round | None:
+def last_settled(*, user: User, table: Table) -> Round | None:
     return (
-        Round.objects.filter(
-            player=user, table=table, game=Game.WAR, status=Round.Status.SETTLED
-        )
+        Round.objects.filter(player=user, table=table, game=Game.WAR, status=Round.Status.SETTLED)
         .order_by("-id")
         .first()
     )
 
 
-def shown_round(*, user: AbstractBaseUser, table: Table, round_id: int) -> Round | None:
+def shown_round(*, user: User, table: Table, round_id: int) -> Round | None:
     """One of the player's rounds at this table (the page shows it after a reload)."""
     return Round.objects.filter(pk=round_id, player=user, table=table, game=Game.WAR).first()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -59,9 +59,7 @@ class BetLimits:
         return self.areas[area][1]
 
 
-def bet_limits(
-    *, user: AbstractBaseUser, version: TableVersion, profile: Profile | None = None
-) -> BetLimits:
+def bet_limits(*, user: User, version: TableVersion, profile: Profile | None = None) -> BetLimits:
     """The limits of a round played now under ``version`` by ``user``
     (``profile``: the player's, when the caller has read it already).
 
@@ -142,9 +140,9 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> d
     if stakes.get("player") and stakes.get("banker"):
         raise _both_sides_refusal()
     for area in AREAS:  # a stable order, so the message does not depend on the dict
-        amount = stakes.get(area)
-        if amount is None:
+        if area not in stakes:
             continue
+        amount = stakes[area]
         low, high = limits.areas[area]
         if amount < low:
             raise BetRefused(
@@ -295,7 +293,7 @@ class BaccaratDealer:
     def check(
         self,
         *,
-        user: AbstractBaseUser,
+        user: User,
         table: Table,
         version: TableVersion,
         profile: Profile,
@@ -345,7 +343,7 @@ class BaccaratDealer:
 
 def play(
     *,
-    user: AbstractBaseUser,
+    user: User,
     table: Table,
     bets: Mapping[str, int],
     slip_key: str,
@@ -364,7 +362,7 @@ def play(
 
 def place_bet(
     *,
-    user: AbstractBaseUser,
+    user: User,
     table: Table,
     bets: Mapping[str, int],
     slip_key: str,
@@ -388,7 +386,7 @@ def check_client_seed(client_seed: str) -> str:
 
 
 @transaction.atomic
-def change_client_seed(*, user: AbstractBaseUser, client_seed: str) -> str:
+def change_client_seed(*, user: User, client_seed: str) -> str:
     """Set the client seed mixed into the player's next shuffles (all games)."""
     seed = check_client_seed(client_seed)
     Profile.objects.filter(user=user).update(client_seed=seed)
@@ -396,7 +394,7 @@ def change_client_seed(*, user: AbstractBaseUser, client_seed: str) -> str:
 
 
 @transaction.atomic
-def save_settings(*, user: AbstractBaseUser, values: Mapping[str, bool]) -> Profile:
+def save_settings(*, user: User, values: Mapping[str, bool]) -> Profile:
     """Store the player's sound / effects / music / history panel / fast play
     (for every game). Open tables pick up a fast-play change at once."""
     profile = Profile.objects.select_for_update().get(user=user)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -67,11 +67,18 @@ class Dealt:
 class Dealer(Protocol):
     """How one game checks a bet and deals a round (``place_round`` does the rest)."""
 
-    game: str  # Game
-    stale_slip: str  # the refusal for a slip key that cannot be used here
+    @property
+    def game(self) -> str:
+        """The Game the rounds are stored as."""
+        ...
+
+    @property
+    def stale_slip(self) -> str:
+        """The refusal for a slip key that cannot be used here."""
+        ...
 
     def check(
-        self, *, user: AbstractBaseUser, table: Table, version: TableVersion, profile: Profile,
+        self, *, user: User, table: Table, version: TableVersion, profile: Profile,
         balance: int,
     ) -> Any: ...  # fmt: skip
 
@@ -108,18 +115,18 @@ def current_version(table: Table) -> TableVersion:
     the table was read with ``select_related("current_version")``)."""
     if table.current_version_id is None:
         return snapshot_version(table=table)
-    if Table.current_version.is_cached(table):
+    if Table.current_version.is_cached(table) and table.current_version is not None:
         return table.current_version
     return TableVersion.objects.get(pk=table.current_version_id)
 
 
-def lock_wallet(user: AbstractBaseUser) -> Wallet:
+def lock_wallet(user: User) -> Wallet:
     """The player's wallet, locked for the rest of the transaction
     (a no-op on SQLite, whose IMMEDIATE transactions already serialise writers)."""
     return Wallet.objects.select_for_update().get(user=user)
 
 
-def lock_profile(user: AbstractBaseUser) -> Profile:
+def lock_profile(user: User) -> Profile:
     """The player's profile (seeds, personal limit), locked for the rest of
     the transaction. Rounds take it after the wallet, always in that order."""
     return Profile.objects.select_for_update().get(user=user)
@@ -147,14 +154,14 @@ def take_seeds(profile: Profile) -> Seeds:
     return seeds
 
 
-def next_seq(user: AbstractBaseUser, table: Table) -> int:
+def next_seq(user: User, table: Table) -> int:
     """The player's next round number at this table (an index lookup)."""
     last = Round.objects.filter(player=user, table=table).aggregate(m=Max("seq"))["m"]
     return (last or 0) + 1
 
 
 def round_max_bet(
-    user: AbstractBaseUser, version: TableVersion, profile: Profile | None = None
+    user: User, version: TableVersion, profile: Profile | None = None
 ) -> tuple[int, bool]:
     """The most the player may stake in one round here, and whether it is
     their personal limit (lower than the table's) that sets it. ``profile``,
@@ -185,7 +192,7 @@ def sum_postings(postings: Sequence[Posting]) -> int:
 
 def place_round(
     *,
-    user: AbstractBaseUser,
+    user: User,
     table: Table,
     slip_key: str,
     dealer: Dealer,
@@ -206,7 +213,7 @@ def place_round(
         return _replayed(existing, user=user, table=table, dealer=dealer)
 
 
-def _replayed(existing: Round, *, user: AbstractBaseUser, table: Table, dealer: Dealer) -> Placed:
+def _replayed(existing: Round, *, user: User, table: Table, dealer: Dealer) -> Placed:
     if existing.table_id != table.pk or existing.game != dealer.game:
         raise BetRefused(dealer.stale_slip, code="slip")
     return Placed(existing, wallet_for(user).balance, profile_for(user), replayed=True)
@@ -215,7 +222,7 @@ def _replayed(existing: Round, *, user: AbstractBaseUser, table: Table, dealer: 
 @transaction.atomic
 def _place(
     *,
-    user: AbstractBaseUser,
+    user: User,
     table: Table,
     slip_key: str,
     dealer: Dealer,
@@ -279,4 +286,3 @@ def _place(
     for group, event in dealer.pushes(rnd):
         push(group, event)
     return Placed(rnd, posted, profile)
-

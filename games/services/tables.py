@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
@@ -25,7 +25,7 @@ def _snapshot(table: Table) -> dict[str, Any]:
     return {field: getattr(table, field) for field in AUDITED_FIELDS}
 
 
-def snapshot_version(*, table: Table, actor: AbstractBaseUser | None = None) -> TableVersion:
+def snapshot_version(*, table: Table, actor: User | None = None) -> TableVersion:
     """Freeze the table's paytable and limits as its next version."""
     number = (TableVersion.objects.filter(table=table).aggregate(n=Max("number"))["n"] or 0) + 1
     version = TableVersion.objects.create(
@@ -45,9 +45,7 @@ def snapshot_version(*, table: Table, actor: AbstractBaseUser | None = None) -> 
 
 
 @transaction.atomic
-def save_table(
-    *, table: Table, actor: AbstractBaseUser | None, before: dict[str, Any] | None = None
-) -> Table:
+def save_table(*, table: Table, actor: User | None, before: dict[str, Any] | None = None) -> Table:
     """Save an edited table: audit what changed and, when the paytable or
     limits changed, make a new version for the rounds that start from now on.
     ``before`` is the snapshot taken before the edit (None for a new table)."""

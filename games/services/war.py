@@ -25,7 +25,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -71,7 +71,7 @@ class WarBet:
 group_name = war_group  # the name the consumer and the tests use
 
 
-def open_round(*, user: AbstractBaseUser, table: Table) -> Round | None:
+def open_round(*, user: User, table: Table) -> Round | None:
     """The player's round at this table still waiting for a decision, if any."""
     return (
         Round.objects.select_related("version", "table")
@@ -81,7 +81,7 @@ def open_round(*, user: AbstractBaseUser, table: Table) -> Round | None:
     )
 
 
-def has_open_round(*, user: AbstractBaseUser, table: Table) -> bool:
+def has_open_round(*, user: User, table: Table) -> bool:
     return Round.objects.filter(
         player=user, table=table, game=Game.WAR, status=Round.Status.OPEN
     ).exists()
@@ -100,7 +100,7 @@ def _chips(units: int) -> str:
 
 def check_bet(
     *,
-    user: AbstractBaseUser,
+    user: User,
     version: TableVersion,
     ante: int,
     tie_bet: int,
@@ -211,7 +211,7 @@ class WarDealer:
     def check(
         self,
         *,
-        user: AbstractBaseUser,
+        user: User,
         table: Table,
         version: TableVersion,
         profile: Profile,
@@ -299,7 +299,7 @@ class WarDealer:
 
 def play(
     *,
-    user: AbstractBaseUser,
+    user: User,
     table: Table,
     ante: int,
     tie_bet: int,
@@ -318,7 +318,7 @@ def play(
 
 def deal(
     *,
-    user: AbstractBaseUser,
+    user: User,
     table: Table,
     ante: int,
     tie_bet: int,
@@ -334,7 +334,7 @@ def deal(
 @transaction.atomic
 def decide(
     *,
-    user: AbstractBaseUser,
+    user: User,
     round_id: int,
     decision: str,
     now: dt.datetime | None = None,
@@ -438,7 +438,7 @@ def decide(
 
 
 @transaction.atomic
-def resume(*, user: AbstractBaseUser, table: Table, now: dt.datetime | None = None) -> Round | None:
+def resume(*, user: User, table: Table, now: dt.datetime | None = None) -> Round | None:
     """The player is back at the table: their waiting round, if any, with a
     fresh countdown (the same cards; nothing is dealt again)."""
     rnd = open_round(user=user, table=table)

@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -34,6 +34,7 @@ from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
 from games.services.rounds import current_version, require_open
 from games.views import squeeze as squeeze_state
+from games.views.requests import PlayerRequest
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def rebet_for(
 
 @login_required
 @require_GET
-def table(request: HttpRequest, slug: str) -> HttpResponse:
+def table(request: PlayerRequest, slug: str) -> HttpResponse:
     table = baccarat_table(slug)
     try:
         require_open(table)
@@ -86,7 +87,7 @@ def table(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-def parse_slip(request: HttpRequest) -> dict[str, int]:
+def parse_slip(request: PlayerRequest) -> dict[str, int]:
     """The slip BET sends: chips per area (``player=10``, ``tie=2.5``), as units.
 
     Only the amount's form is checked here; what the table allows (areas,
@@ -108,7 +109,7 @@ def parse_slip(request: HttpRequest) -> dict[str, int]:
     return bets
 
 
-def _refused(request: HttpRequest, table: Table, message: str) -> HttpResponse:
+def _refused(request: PlayerRequest, table: Table, message: str) -> HttpResponse:
     """A refused BET: the slip stays in the browser to be fixed; the message says why."""
     if not request.htmx:
         messages.error(request, message)
@@ -118,7 +119,7 @@ def _refused(request: HttpRequest, table: Table, message: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def bet(request: HttpRequest, slug: str) -> HttpResponse:
+def bet(request: PlayerRequest, slug: str) -> HttpResponse:
     """BET: one service call settles the round; the reveal arrives over the websocket."""
     table = baccarat_table(slug)
     visit = request.POST.get("squeeze_visit")
@@ -143,9 +144,7 @@ def bet(request: HttpRequest, slug: str) -> HttpResponse:
     if not request.htmx:
         return redirect(table.get_absolute_url())
     rnd = placed.round
-    limits = service.bet_limits(
-        user=request.user, version=rnd.version, profile=placed.profile
-    )
+    limits = service.bet_limits(user=request.user, version=rnd.version, profile=placed.profile)
     state = squeeze_state.load(request, table)
     context = presenter.placed_context(
         table=table,
@@ -161,7 +160,7 @@ def bet(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def roads(request: HttpRequest, slug: str) -> HttpResponse:
+def roads(request: PlayerRequest, slug: str) -> HttpResponse:
     """The roads in detail: larger roads, the derived roads, ask previews, score history."""
     table = baccarat_table(slug)
     detail = road_selectors.detail_roads(user=request.user, table=table)
@@ -173,7 +172,7 @@ def roads(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def rules(request: HttpRequest, slug: str) -> HttpResponse:
+def rules(request: PlayerRequest, slug: str) -> HttpResponse:
     """Rules, this table's current paytable and limits, and each bet's exact RTP."""
     table = baccarat_table(slug)
     version = current_version(table)
@@ -186,11 +185,13 @@ def rules(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def client_seed(request: HttpRequest, slug: str) -> HttpResponse:
+def client_seed(request: PlayerRequest, slug: str) -> HttpResponse:
     table = baccarat_table(slug)
     error = ""
     try:
-        service.change_client_seed(user=request.user, client_seed=request.POST.get("client_seed"))
+        service.change_client_seed(
+            user=request.user, client_seed=request.POST.get("client_seed", "")
+        )
     except GameError as exc:
         error = exc.message
     if not request.htmx:
@@ -207,7 +208,7 @@ def client_seed(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def settings_view(request: HttpRequest) -> HttpResponse:
+def settings_view(request: PlayerRequest) -> HttpResponse:
     """The player's settings for every game: sound, effects, music, history panel, fast play.
 
     A full form posts every checkbox; a single toggle (the history panel's
@@ -233,7 +234,7 @@ def settings_view(request: HttpRequest) -> HttpResponse:
             return redirect(target)
     context = {"profile": profile, "saved": saved, "oob": request.htmx}
     if request.htmx:
-        html = render_to_string("baccarat/settings.html#settings_form", context, request=request)
-        html += presenter.fragment("prefs", {"profile": profile, "oob": True})
-        return HttpResponse(html)
+        form = render_to_string("baccarat/settings.html#settings_form", context, request=request)
+        prefs = presenter.fragment("prefs", {"profile": profile, "oob": True})
+        return HttpResponse(form + prefs)
     return render(request, "baccarat/settings.html", context)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -25,6 +25,7 @@ from games.models import Table
 from games.presenters import baccarat as presenter
 from games.selectors.tables import baccarat_table
 from games.services.baccarat import SqueezeWish, promo_finished
+from games.views.requests import PlayerRequest
 
 VISIT_COOKIE = "bac_visit"
 
@@ -44,7 +45,7 @@ def _key(table: Table) -> str:
     return f"baccarat:squeeze:{table.pk}"
 
 
-def load(request: HttpRequest, table: Table) -> SqueezeState:
+def load(request: PlayerRequest, table: Table) -> SqueezeState:
     raw = request.session.get(_key(table)) or {}
     started = raw.get("promo_started")
     return SqueezeState(
@@ -55,13 +56,14 @@ def load(request: HttpRequest, table: Table) -> SqueezeState:
     )
 
 
-def save(request: HttpRequest, table: Table, state: SqueezeState) -> None:
+def save(request: PlayerRequest, table: Table, state: SqueezeState) -> None:
     request.session[_key(table)] = asdict(state)
 
 
-def current_visit(request: HttpRequest, table: Table) -> str:
+def current_visit(request: PlayerRequest, table: Table) -> str:
     """The visit the latest render of this table's screen started."""
-    return request.get_signed_cookie(f"{VISIT_COOKIE}_{table.pk}", default="", salt=VISIT_COOKIE)
+    visit = request.get_signed_cookie(f"{VISIT_COOKIE}_{table.pk}", default="", salt=VISIT_COOKIE)
+    return visit or ""
 
 
 def start_visit(response: HttpResponse, table: Table, visit: str) -> None:
@@ -79,7 +81,7 @@ def new_visit() -> str:
     return secrets.token_hex(12)
 
 
-def by_promo(request: HttpRequest, table: Table, state: SqueezeState, visit: str | None) -> bool:
+def by_promo(request: PlayerRequest, table: Table, state: SqueezeState, visit: str | None) -> bool:
     """The clip was watched to its end in this very visit (``visit`` is the
     token the page posts; an older page of the same table has another)."""
     return bool(
@@ -87,13 +89,13 @@ def by_promo(request: HttpRequest, table: Table, state: SqueezeState, visit: str
     )
 
 
-def wish(request: HttpRequest, table: Table, visit: str | None) -> SqueezeWish:
+def wish(request: PlayerRequest, table: Table, visit: str | None) -> SqueezeWish:
     state = load(request, table)
     return SqueezeWish(on=state.on, promo=by_promo(request, table, state, visit))
 
 
 def toggle_view(
-    request: HttpRequest, table: Table, state: SqueezeState, visit: str
+    request: PlayerRequest, table: Table, state: SqueezeState, visit: str
 ) -> presenter.SqueezeToggle:
     return presenter.squeeze_toggle(
         threshold=table.squeeze_threshold,
@@ -105,7 +107,7 @@ def toggle_view(
 
 @login_required
 @require_POST
-def squeeze(request: HttpRequest, slug: str) -> HttpResponse:
+def squeeze(request: PlayerRequest, slug: str) -> HttpResponse:
     """``action=toggle`` flips the toggle; ``promo_start`` / ``promo_end``
     come from the clip (static/js/promo.js) with the page's visit token."""
     table = baccarat_table(slug)
@@ -137,7 +139,5 @@ def squeeze(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect(table.get_absolute_url())
     context = {"table": table, "squeeze": toggle_view(request, table, state, visit), "oob": True}
     html = presenter.fragment("squeeze_toggle", context)
-    html += presenter.fragment(
-        "promo_msg", {"promo_error": error, "promo_note": note, "oob": True}
-    )
+    html += presenter.fragment("promo_msg", {"promo_error": error, "promo_note": note, "oob": True})
     return HttpResponse(html)

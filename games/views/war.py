@@ -58,9 +58,7 @@ def _context(
     return presenter.table_context(
         table=table,
         version=version,
-        limits=presenter.limits_view(
-            current, rounds.round_max_bet(request.user, current, profile)
-        ),
+        limits=presenter.limits_view(current, rounds.round_max_bet(request.user, current, profile)),
         balance=balance,
         profile=profile,
         round_view=view,

@@ -10,6 +10,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from games.models import Profile, Round
+
 pytestmark = pytest.mark.browser
 
 TABLE = "/baccarat/baccarat-classic/"
@@ -22,7 +24,6 @@ def chips(units: int) -> str:
 
 def stored_round(username: str, after: int = 0):
     """The player's latest round, once the BET has committed it."""
-    from games.models import Round
 
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -127,7 +128,6 @@ def test_fast_forward_and_back_and_the_settings_panel(page, live_url, signed_up,
     page.get_by_test_id("open-settings").click()
     page.get_by_test_id("setting-history-panel").uncheck()
     expect(page.get_by_test_id("score-history")).to_be_hidden()
-    from games.models import Profile
 
     deadline = time.monotonic() + 5
     while (

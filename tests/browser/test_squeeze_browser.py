@@ -9,10 +9,14 @@ and brute-forced in tests/games/services/test_squeeze.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 import pytest
+from django.contrib.sessions.backends.db import SessionStore
 from playwright.sync_api import expect
+
+from games.models import Profile, Round, Table
 
 pytestmark = pytest.mark.browser
 
@@ -24,13 +28,11 @@ SEED_210 = "squeeze-browser-210"  # 9H JS 8H 5S AH: the Player's 2nd card is 8H,
 
 
 def server_seed(name: str) -> str:
-    import hashlib
 
     return hashlib.sha256(name.encode()).hexdigest()
 
 
 def seed_next_round(username: str, name: str) -> None:
-    from games.models import Profile
 
     Profile.objects.filter(user__username=username).update(
         next_server_seed=server_seed(name), client_seed=CLIENT_SEED, nonce=0
@@ -38,7 +40,6 @@ def seed_next_round(username: str, name: str) -> None:
 
 
 def stored_round(username: str):
-    from games.models import Round
 
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -208,9 +209,6 @@ def test_open_shows_the_card_at_once(page, live_url, signed_up, orm):
 
 def session_state(page, live_url) -> tuple:
     """The player's session (the ORM's view of it) and the squeeze state key."""
-    from django.contrib.sessions.backends.db import SessionStore
-
-    from games.models import Table
 
     cookie = next(c for c in page.context.cookies(live_url) if c["name"] == "sessionid")
     key = f"baccarat:squeeze:{Table.objects.get(slug='baccarat-social').pk}"

@@ -10,9 +10,17 @@ policy does not govern) and the console, where Chromium reports each refusal.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.sessions.backends.db import SessionStore
+from django.utils import timezone
 from playwright.sync_api import Page, expect
+
+from games.models import Profile, Table
+from tests.security.conftest import CLIENT_SEED, war_seed
 
 pytestmark = pytest.mark.browser
 
@@ -57,10 +65,6 @@ def assert_clean(violations) -> None:
 def test_no_page_of_a_players_visit_violates_the_policy(
     page: Page, live_url, signed_up, orm, violations
 ):
-    from django.utils import timezone
-
-    from games.models import Profile
-    from tests.security.conftest import CLIENT_SEED, war_seed
 
     # The sign-up page and the lobby it lands on.
     assert_clean(violations)
@@ -115,16 +119,6 @@ def test_the_baccarat_table_does_not_violate_the_policy(
 
 def _log_in_as_operator(page: Page, live_url: str):
     """An operator's session cookie in the browser (the admin login is Django's own)."""
-    import time
-
-    from django.conf import settings
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
-    from django.contrib.sessions.backends.db import SessionStore
 
     suffix = int(time.time() * 1000) % 1_000_000
     operator = get_user_model().objects.create_superuser(f"csp{suffix}", f"csp{suffix}@e.test")
@@ -141,7 +135,6 @@ def _log_in_as_operator(page: Page, live_url: str):
 def test_the_operators_table_editor_does_not_violate_the_policy(
     page: Page, live_url, orm, violations
 ):
-    from games.models import Table
 
     _log_in_as_operator(page, live_url)
     table = Table.objects.get(slug="baccarat-classic")

@@ -339,9 +339,11 @@ def test_it_announces_the_round_to_the_players_tables_after_commit(
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(baccarat.reveal_group(user.pk), channel)
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        with pytest.raises(GameError):
-            baccarat.place_bet(user=user, table=classic, bets={"tie": 1 * CHIP}, slip_key="x")
+    with (
+        django_capture_on_commit_callbacks(execute=False) as callbacks,
+        pytest.raises(GameError),
+    ):
+        baccarat.place_bet(user=user, table=classic, bets={"tie": 1 * CHIP}, slip_key="x")
     assert callbacks == []  # a refused bet announces nothing
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         rnd = baccarat.place_bet(user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="y")

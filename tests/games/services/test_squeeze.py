@@ -16,15 +16,17 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 
 from games.baccarat.rules import play_coup
 from games.cards import Card
 from games.consumers.baccarat import reveal_steps
 from games.models import Profile, Round, Table, Wallet
+from games.presenters import baccarat as presenter
 from games.services import baccarat
 from games.services.baccarat import SqueezeWish, squeeze_side
 from games.verify import derive_shoe
-from games.presenters import baccarat as presenter
 from tests.seeds import find_seed
 
 CLIENT_SEED = "squeeze-tests"
@@ -387,8 +389,6 @@ def test_squeezing_never_changes_the_round(make_player, classic):
 def test_the_reveal_event_names_the_side_to_squeeze(
     make_player, classic, django_capture_on_commit_callbacks
 ):
-    from asgiref.sync import async_to_sync
-    from channels.layers import get_channel_layer
 
     user = make_player(chips=10_000)
     layer = get_channel_layer()

@@ -16,8 +16,8 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.contrib.auth.models import User
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -32,6 +32,7 @@ from games.selectors.history_export import csv_rows
 from games.selectors.round_facts import is_open, result_label, shown_cards
 from games.selectors.round_report import round_report
 from games.selectors.round_verification import verify_round
+from games.views.requests import PlayerRequest
 
 
 class HistoryFilterForm(forms.Form):
@@ -59,7 +60,7 @@ class HistoryFilterForm(forms.Form):
         return None if day == dt.date.max else day
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         start, end = data.get("date_from"), data.get("date_to")
         if start and end and start > end:
             raise forms.ValidationError(_("The start date is after the end date."))
@@ -78,7 +79,7 @@ class HistoryFilterForm(forms.Form):
         )
 
 
-def _history_owner(request: HttpRequest, user_id: int | None) -> AbstractBaseUser:
+def _history_owner(request: PlayerRequest, user_id: int | None) -> User:
     """Whose history this is: one's own, or (staff only) anyone's."""
     if user_id is None or user_id == request.user.pk:
         return request.user
@@ -87,26 +88,26 @@ def _history_owner(request: HttpRequest, user_id: int | None) -> AbstractBaseUse
     return get_object_or_404(get_user_model(), pk=user_id)
 
 
-def _visible_round(request: HttpRequest, pk: int) -> Round:
+def _visible_round(request: PlayerRequest, pk: int) -> Round:
     rounds = Round.objects.select_related("table", "version", "player")
     if not request.user.is_staff:
         rounds = rounds.filter(player=request.user)
     return get_object_or_404(rounds, pk=pk)
 
 
-def _cursor(request: HttpRequest, name: str) -> int | None:
+def _cursor(request: PlayerRequest, name: str) -> int | None:
     raw = request.GET.get(name, "")
     # Anything but a plausible id is ignored (and kept within SQLite's integers).
     return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
 
 
-def _filter_form(request: HttpRequest) -> tuple[HistoryFilterForm, selectors.HistoryFilter]:
+def _filter_form(request: PlayerRequest) -> tuple[HistoryFilterForm, selectors.HistoryFilter]:
     form = HistoryFilterForm(request.GET)
     form.is_valid()
     return form, form.history_filter()
 
 
-def _urls(owner: AbstractBaseUser, request: HttpRequest) -> dict[str, str]:
+def _urls(owner: User, request: PlayerRequest) -> dict[str, str]:
     if owner.pk == request.user.pk:
         return {
             "list_url": reverse("history"),
@@ -122,7 +123,7 @@ def _urls(owner: AbstractBaseUser, request: HttpRequest) -> dict[str, str]:
 
 @login_required
 @require_GET
-def history(request: HttpRequest, user_id: int | None = None) -> HttpResponse:
+def history(request: PlayerRequest, user_id: int | None = None) -> HttpResponse:
     owner = _history_owner(request, user_id)
     form, filters = _filter_form(request)
     page = selectors.history_page(
@@ -146,8 +147,8 @@ def history(request: HttpRequest, user_id: int | None = None) -> HttpResponse:
             for r in page.rounds
         ],
         "query": urlencode(params),
-        "newer_query": urlencode({**params, "after": page.newer}) if page.newer else "",
-        "older_query": urlencode({**params, "before": page.older}) if page.older else "",
+        "newer_query": urlencode({**params, "after": str(page.newer)}) if page.newer else "",
+        "older_query": urlencode({**params, "before": str(page.older)}) if page.older else "",
         **_urls(owner, request),
     }
     template = "history/history.html"
@@ -158,7 +159,7 @@ def history(request: HttpRequest, user_id: int | None = None) -> HttpResponse:
 
 @login_required
 @require_GET
-def history_summary(request: HttpRequest, user_id: int | None = None) -> HttpResponse:
+def history_summary(request: PlayerRequest, user_id: int | None = None) -> HttpResponse:
     """The filter's totals, loaded after the list so the list never waits for them."""
     owner = _history_owner(request, user_id)
     _form, filters = _filter_form(request)
@@ -175,7 +176,7 @@ class _Echo:
 
 @login_required
 @require_GET
-def history_export(request: HttpRequest, user_id: int | None = None) -> StreamingHttpResponse:
+def history_export(request: PlayerRequest, user_id: int | None = None) -> StreamingHttpResponse:
     """The filtered rounds as CSV, streamed. A player may export their own;
     staff may export anyone's (another player's is a 404 for a player)."""
     owner = _history_owner(request, user_id)
@@ -194,7 +195,7 @@ def history_export(request: HttpRequest, user_id: int | None = None) -> Streamin
 
 @login_required
 @require_GET
-def player_lookup(request: HttpRequest) -> HttpResponse:
+def player_lookup(request: PlayerRequest) -> HttpResponse:
     """Staff: go to a player's history by username."""
     if not request.user.is_staff:
         raise Http404
@@ -207,7 +208,7 @@ def player_lookup(request: HttpRequest) -> HttpResponse:
     return redirect("history_player", user_id=user.pk)
 
 
-def _round_context(request: HttpRequest, rnd: Round) -> dict[str, Any]:
+def _round_context(request: PlayerRequest, rnd: Round) -> dict[str, Any]:
     report = round_report(rnd)
     own = rnd.player_id == request.user.pk
     back = reverse("history") if own else reverse("history_player", args=[rnd.player_id])
@@ -216,14 +217,14 @@ def _round_context(request: HttpRequest, rnd: Round) -> dict[str, Any]:
 
 @login_required
 @require_GET
-def round_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def round_detail(request: PlayerRequest, pk: int) -> HttpResponse:
     rnd = _visible_round(request, pk)
     return render(request, "history/round.html", _round_context(request, rnd))
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def round_verify(request: HttpRequest, pk: int) -> HttpResponse:
+def round_verify(request: PlayerRequest, pk: int) -> HttpResponse:
     """Re-derive the shoe and the result from the round's seeds alone.
 
     Changes nothing, so GET works too (a link without JavaScript); the page's

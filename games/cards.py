@@ -1,55 +1,9 @@
 """Cards, shoes and the provably fair shuffle shared by Baccarat and Casino War.
 
-This module is part of the *pure core*: it imports nothing from Django, so the
-same code runs in the web site, in the standalone verifier
-(``python -m games.verify``) and in any player's own re-implementation.
-
-Shoe order
-----------
-``new_shoe(decks)`` returns the shoe *before* shuffling in a fixed, documented
-order, because the shuffle is only reproducible if everybody starts from the
-same list: deck by deck; inside a deck, suits in the order S, H, D, C; inside a
-suit, ranks A, 2, 3, 4, 5, 6, 7, 8, 9, T, J, Q, K.  So index 0 is ``AS``,
-index 12 is ``KS``, index 13 is ``AH``, index 51 is ``KC`` and index 52 starts
-the second deck with ``AS`` again.
-
-Shuffle
--------
-``shuffle(cards, rng)`` is the classic unbiased Fisher-Yates (Durstenfeld)
-shuffle, walking from the end of the list::
-
-    for i in n-1, n-2, ..., 1:
-        j = rng.randrange(i + 1)      # 0 <= j <= i
-        swap cards[i] and cards[j]
-
-It only ever calls ``rng.randrange(m)`` with ``m >= 2``.  With a
-``random.Random`` it gives exactly what ``random.Random.shuffle`` gives.
-
-Provably fair random numbers (``FairRng``)
-------------------------------------------
-Before a round the player is shown ``server_seed_hash(server_seed)``, the
-SHA-256 hex digest of the raw server seed bytes (32 random bytes from
-``secrets``).  The player chooses the client seed; the nonce counts the rounds
-played with one server seed.  The random stream is::
-
-    block(counter) = HMAC-SHA256(key = server_seed,
-                                 msg = f"{client_seed}:{nonce}:{counter}".encode("utf-8"))
-    stream = block(0) || block(1) || block(2) || ...       (32 bytes each)
-
-The stream is cut into consecutive 4-byte words, each read as a big-endian
-unsigned 32-bit integer ``u`` (8 words per block; ``counter`` is written in
-decimal without padding).  ``randrange(n)`` (``1 <= n <= 2**32``) uses
-rejection sampling so that no value is favoured::
-
-    limit = (2**32 // n) * n          # largest multiple of n that is <= 2**32
-    repeat: u = next word
-    until u < limit
-    return u % n
-
-Every ``randrange`` call consumes at least one word, and a rejected word is
-thrown away (never reused).  Shuffling the ordered shoe with this generator
-gives the shoe of the round; ``games.verify`` does the same from the revealed
-seed so anyone can check it.
+Pure core (no Django): the same code runs in the site, in the standalone
+verifier (``python -m games.verify``) and in a player's own re-implementation.
+The shoe order, the shuffle and the random stream are specified in
+docs/fairness.md; change them only with that document.
 """
 
 from __future__ import annotations

@@ -1,57 +1,8 @@
 """Exact baccarat probabilities, return to player, and the squeeze navigator.
 
-Pure core (no Django).  Everything here is *exact*: cards are drawn without
-replacement from a finite shoe and every probability is a ``Fraction``.
-
-How the enumeration stays fast
-------------------------------
-Only a card's points matter to the drawing rules, so the shoe is reduced to
-10 *point classes* (class 0 = T/J/Q/K, 16 per deck; classes 1-9 = 4 per
-deck).  A sequence of classes drawn without replacement has a probability
-that is a product of remaining counts over a falling factorial, and that
-product does not depend on the order, so:
-
-* the two Player cards and the two Banker cards are enumerated as unordered
-  pairs of classes with multiplicity (55 x 55 states instead of 10**4);
-* for the last card (the Banker's third) nothing is looped: with the counts
-  left after the first four cards, the number of sixth cards giving the
-  Banker each final total is a rotation of the count vector, and suffix sums
-  of it give "Banker wins / tie / Player wins" in O(1) per Player third card
-  (correcting by one when the Player's third card is of the class that would
-  have been the Banker's);
-* all weights are integers over one common denominator (the falling factorial
-  of the six possible cards) and a ``Fraction`` is built only at the end.
-
-Pair probabilities are by rank, not by points (T, J, Q, K are four different
-ranks): with N decks each rank has 4N cards, so a side's first two cards pair
-with probability 13*4N*(4N-1) / (52N*(52N-1)) = (4N-1)/(52N-1) (31/415 for 8
-decks).
-
-Squeeze navigator
------------------
-``navigator(decks, player_cards, banker_cards, side)`` describes the card that
-is about to be peeled: the next card (2nd or 3rd) of ``side``.  The reveal
-order is P1, B1, P2, B2, then the third cards, so the positions are:
-
-=================  ======================  =====================
-peeling            player_cards shown      banker_cards shown
-=================  ======================  =====================
-Player 2nd card    P1                      B1
-Banker 2nd card    P1, P2                  B1
-Player 3rd card    P1, P2                  B1, B2
-Banker 3rd card    P1, P2 (, P3)           B1, B2
-=================  ======================  =====================
-
-The unseen cards are the full shoe minus the shown cards; the hidden card is
-never an input (the navigator cannot leak it).  The result, ``Navigator``,
-holds for every points value 0-9 the peeled card can still take a
-``NextCardOdds(points, count, player, banker, tie)``: how many unseen cards
-have that value and the exact chances of each outcome *if* the peeled card
-has it, over every possible rest of the coup.  ``chance_numbers`` (Player side
-"CHANCE NO.") are the values with P(Player wins) > 1/2; ``win_numbers`` (Banker
-side "WIN NO.") are the values with P(Banker wins) = 1; ``pair_ranks`` ("PAIR
-WIN NO.") are the ranks that would make the side's first two cards a pair
-(the first card's rank if any is still unseen; empty for a 3rd card).
+Pure core (no Django). Everything is exact (cards drawn without replacement,
+``Fraction`` results); docs/odds.md explains how the enumeration stays fast
+and what the navigator computes from the cards shown (never the hidden one).
 """
 
 from __future__ import annotations

@@ -1,33 +1,9 @@
 """Baccarat roads (scoreboards): bead plate, big road and the three derived roads.
 
-Pure core (no Django), exactly SPEC section 4.  Grids have 6 rows; a cell is
-``(col, row)``, 0-based, row 0 at the top.  Inputs are any sequence of objects
-with ``.winner`` ("player" | "banker" | "tie"), ``.player_pair`` and
-``.banker_pair`` (a ``Coup``, a stored round, or ``Result`` below).
-
-Layout rules, shared by the big road and the derived roads (``_place``):
-
-* the first entry sits at (0, 0);
-* an entry of the same kind as the previous one goes one row down; if that
-  cell is past row 5 or already taken, the streak turns right and keeps
-  going right on that row (a "dragon tail"; once turned, it never goes down
-  again);
-* a change of kind starts a new streak at row 0 in the column right of where
-  the previous streak *started*; if that cell is taken (by an older dragon
-  tail), it starts in the first free column to the right on row 0.
-
-(While going right a tail skips any cell that is already taken, so no two
-entries ever share a cell even in contrived sequences.)
-
-Derived roads work on the big road's *logical* streaks (ties and dragon tails
-ignored): a win in streak ``c`` at depth ``r`` gets an entry in the road with
-offset ``k`` (big eye boy 1, small road 2, cockroach pig 3) when ``c > k`` or
-``c == k and r >= 1``.  At ``r == 0`` it is red when streaks ``c-1`` and
-``c-1-k`` have equal length, else blue.  At ``r >= 1``, with ``L`` the length
-of streak ``c-k``: red when ``L >= r+1``, blue when ``L == r``, red when
-``L < r``.
-
-Everything is O(n) with set occupancy, so 10,000 rounds take tens of milliseconds.
+Pure core (no Django), exactly SPEC section 4: grids of 6 rows, cells
+``(col, row)`` 0-based. Inputs are any sequence of objects with ``.winner``,
+``.player_pair`` and ``.banker_pair``. The layout rules (streaks, dragon
+tails, derived-road colours) are written out in docs/roads.md.
 """
 
 from __future__ import annotations

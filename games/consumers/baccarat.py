@@ -1,34 +1,10 @@
 """The Baccarat table's websocket: shows a settled round card by card.
 
 The round was decided and paid when BET was pressed; this consumer holds no
-game logic. On a ``round.reveal`` event (sent after the BET transaction
-commits, to the player's own group) it reads the stored round, turns it into
-a list of *reveal steps* and sends each step's htmx fragments (swapped by id
-by the htmx ws extension), pausing between steps.
-
-A step's ``pause`` says what happens after it is sent:
-
-* ``Pause.CARD``: wait one card's delay (``CASINO_REVEAL_DELAY``, or
-  ``CASINO_REVEAL_FAST_DELAY`` while fast-forward is on; changing the speed
-  mid-wait takes effect at once);
-* ``Pause.NONE``: go straight on;
-* ``Pause.PEEL``: wait until the browser sends ``{"action": "peel_start"}``
-  (the player starts to peel a squeezed card);
-* ``Pause.CLIENT``: wait until the browser sends ``{"action": "continue"}``
-  (the peeled card is open).
-
-The squeeze (seed 000): when the ``round.reveal`` event names a side
-(``"squeeze": "player" | "banker"``, decided at BET), that side's 2nd card
-and, if one is drawn, its 3rd card are peeled by the player. Each peel is
-three steps: ``peel`` (the card face down on the squeeze stage, with the
-navigator computed from the cards shown so far; waits for ``peel_start``),
-``peel_face`` (the card's face, sent only now; waits for ``continue``) and
-the usual card step. A step that waits for the player gives up after
-``PEEL_TIMEOUT`` seconds and the reveal goes on (the round is settled anyway).
-
-Each socket has its own speed: it starts from the player's fast play
-setting, ``{"action": "speed", "fast": true}`` turns fast-forward on and
-``"fast": false`` (the ">" button) turns it off.
+game logic. On ``round.reveal`` it reads the stored round, renders its reveal
+steps with the presenter's partials and sends them, pausing between steps
+(a card's delay, or the player's peel in a squeeze). docs/reveal.md
+describes the steps, the pauses and the browser's messages.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -256,3 +257,11 @@ def round_report(rnd: Round) -> RoundReport:
 def _tied(a: str, b: str) -> bool:
     ca, cb = _parse(a), _parse(b)
     return ca is not None and cb is not None and rank_value(ca) == rank_value(cb)
+
+
+def visible_round(*, viewer: User, pk: int) -> Round | None:
+    """One round as ``viewer`` may see it: their own, or anyone's for staff."""
+    rounds = Round.objects.select_related("table", "version", "player")
+    if not viewer.is_staff:
+        rounds = rounds.filter(player=viewer)
+    return rounds.filter(pk=pk).first()

@@ -30,7 +30,7 @@ from games.models import Game, Round
 from games.selectors import history as selectors
 from games.selectors.history_export import csv_rows
 from games.selectors.round_facts import is_open, result_label, shown_cards
-from games.selectors.round_report import round_report
+from games.selectors.round_report import round_report, visible_round
 from games.selectors.round_verification import verify_round
 from games.views.requests import PlayerRequest
 
@@ -89,10 +89,10 @@ def _history_owner(request: PlayerRequest, user_id: int | None) -> User:
 
 
 def _visible_round(request: PlayerRequest, pk: int) -> Round:
-    rounds = Round.objects.select_related("table", "version", "player")
-    if not request.user.is_staff:
-        rounds = rounds.filter(player=request.user)
-    return get_object_or_404(rounds, pk=pk)
+    rnd = visible_round(viewer=request.user, pk=pk)
+    if rnd is None:
+        raise Http404
+    return rnd
 
 
 def _cursor(request: PlayerRequest, name: str) -> int | None:

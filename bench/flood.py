@@ -8,9 +8,11 @@ Run from the repository root, for example::
 Two rounds of bench/load.py's players on one server (``--serve`` as there):
 first ``--players`` players (default 50) play ``--seconds`` (default 30)
 undisturbed; then as many new players play as long while ``--flooders``
-clients (default 6) post the login form with random usernames and
-passwords as fast as they are answered, each with the CSRF token of the
-page, as a script would. Every such post would cost the server a password
+clients (default 6, each its own process) post the login form with random
+usernames and passwords, each with the CSRF token of the page, as a script
+would, at up to ``--flood-rate`` posts a second each (default 5: six times
+the flood of issue 15 together; 0: as fast as answered, which on one small
+machine mostly measures the flooders' own CPU). Every such post would cost the server a password
 hash; the site throttles them per client address (nginx and
 casino/throttle.py) and axes locks an address that fails over many
 usernames. The flooders come from ``--flood-addresses`` loopback addresses
@@ -25,6 +27,7 @@ JSON object.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 import secrets
 import sys
@@ -41,50 +44,56 @@ CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 FLOOD_BASE = 240  # client numbers of the flooders' addresses (bench.load.client_address)
 
 
-class Flooder(threading.Thread):
-    """Posts the login form with random credentials until told to stop."""
-
-    def __init__(self, url: str, address: str, stop: threading.Event, timeout: float) -> None:
-        super().__init__(daemon=True)
-        self.url = url
-        self.stop = stop
-        self.timeout = timeout
-        self.http = load.http_session(address)
-        self.statuses: Counter[str] = Counter()
-        self.throttle_message = False
-
-    def run(self) -> None:
-        token = ""
-        while not self.stop.is_set():
-            try:
-                if not token:
-                    page = self.http.get(self.url + "/accounts/login/", timeout=self.timeout)
-                    found = CSRF_INPUT.search(page.text)
-                    token = found.group(1) if found else ""
-                response = self.http.post(
-                    self.url + "/accounts/login/",
-                    data={
-                        "csrfmiddlewaretoken": token,
-                        "username": "flood-" + secrets.token_hex(5),
-                        "password": secrets.token_urlsafe(12),
-                    },
-                    headers={"Origin": self.url, "Referer": self.url + "/accounts/login/"},
-                    timeout=self.timeout,
-                )
-            except Exception as exc:  # counted, and the flood goes on
-                self.statuses[type(exc).__name__] += 1
-                time.sleep(0.1)
-                continue
-            self.statuses[str(response.status_code)] += 1
-            if response.status_code == 429:
-                self.throttle_message |= "Too many" in response.text
-            elif response.status_code == 403:
-                token = ""  # a new CSRF token next time
+def flood(url: str, address: str, rate: float, timeout: float, stop, results) -> None:
+    """One flooding client (its own process, so its work does not hold the
+    players' interpreter): posts the login form with random credentials at
+    up to ``rate`` posts a second until ``stop`` is set, then puts its
+    counts on ``results``."""
+    http = load.http_session(address)
+    statuses: Counter[str] = Counter()
+    says_why = False
+    token = ""
+    gap = 1.0 / rate if rate > 0 else 0.0
+    next_at = time.perf_counter()
+    while not stop.is_set():
+        if gap:
+            next_at += gap
+            time.sleep(max(0.0, next_at - time.perf_counter()))
+        try:
+            if not token:
+                page = http.get(url + "/accounts/login/", timeout=timeout)
+                found = CSRF_INPUT.search(page.text)
+                token = found.group(1) if found else ""
+            response = http.post(
+                url + "/accounts/login/",
+                data={
+                    "csrfmiddlewaretoken": token,
+                    "username": "flood-" + secrets.token_hex(5),
+                    "password": secrets.token_urlsafe(12),
+                },
+                headers={"Origin": url, "Referer": url + "/accounts/login/"},
+                timeout=timeout,
+            )
+        except Exception as exc:  # counted, and the flood goes on
+            statuses[type(exc).__name__] += 1
+            time.sleep(0.1)
+            continue
+        statuses[str(response.status_code)] += 1
+        if response.status_code == 429:
+            says_why |= "Too many" in response.text
+        elif response.status_code == 403:
+            token = ""  # a new CSRF token next time
+    results.put((dict(statuses), says_why))
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    own = {"--flooders": 6, "--flood-addresses": 1, "--max-p99-ms": 250.0}
+    own = {
+        "--flooders": 6,
+        "--flood-addresses": 1,
+        "--flood-rate": 5.0,
+        "--max-p99-ms": 250.0,
+    }
     options = {}
     for name, default in own.items():
         if name in argv:
@@ -106,13 +115,20 @@ def main(argv: list[str] | None = None) -> int:
         server = load.SingleServer(parts.hostname or "127.0.0.1", port)
     elif args.serve == "cluster":
         server = load.ClusterServer(port, args.workers, args.ws_workers)
-    stop = threading.Event()
+    stop = multiprocessing.Event()
+    results: multiprocessing.Queue = multiprocessing.Queue()
     flooders = [
-        Flooder(
-            args.url,
-            load.client_address(FLOOD_BASE + n % options["--flood-addresses"]),
-            stop,
-            args.timeout,
+        multiprocessing.Process(
+            target=flood,
+            args=(
+                args.url,
+                load.client_address(FLOOD_BASE + n % options["--flood-addresses"]),
+                options["--flood-rate"],
+                args.timeout,
+                stop,
+                results,
+            ),
+            daemon=True,
         )
         for n in range(options["--flooders"])
     ]
@@ -132,16 +148,17 @@ def main(argv: list[str] | None = None) -> int:
             on_play=lambda: [f.start() for f in flooders],
             on_stop=stop.set,
         )
+        counts = [results.get(timeout=args.timeout + 10) for _ in flooders]
         for f in flooders:
-            f.join(timeout=args.timeout + 5)
+            f.join(timeout=5)
     finally:
         stop.set()
         if server is not None:
             server.stop()
 
     statuses: Counter[str] = Counter()
-    for f in flooders:
-        statuses.update(f.statuses)
+    for counted, _says_why in counts:
+        statuses.update(counted)
     posts = sum(statuses.values())
     p99_quiet, p99_flood = quiet["p99_ms"], flooded["p99_ms"]
     ok = (
@@ -172,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         "flood_posts_per_s": round(posts / args.seconds, 1),
         "flood_statuses": dict(statuses),
         "flood_429_share": round(statuses["429"] / posts, 3) if posts else None,
-        "flood_429_says_why": any(f.throttle_message for f in flooders),
+        "flood_rate_per_client": options["--flood-rate"],
+        "flood_429_says_why": any(says_why for _counted, says_why in counts),
         "machine_busy_pct_quiet": quiet["machine_busy_pct"],
         "machine_busy_pct_flood": flooded["machine_busy_pct"],
     }

@@ -281,6 +281,129 @@ def ask(results: Sequence[RoundLike], winner: str) -> dict[str, DerivedCell | No
     return out
 
 
+class Ask(NamedTuple):
+    """The mark one more round won by a side would add to each road.
+
+    The bead plate always gets a cell; the big road gets none for a tie (the
+    tie is a slash on the latest cell); a derived road gets none when it has
+    not started yet (or for a tie). Coordinates are those of the whole road,
+    as the road functions above would give them for the history plus that
+    round.
+    """
+
+    bead_plate: BeadCell
+    big_road: BigRoadCell | None
+    big_eye_boy: DerivedCell | None
+    small_road: DerivedCell | None
+    cockroach_pig: DerivedCell | None
+
+
+def _next_place(
+    cells: Sequence[BigRoadCell] | Sequence[DerivedCell],
+    kinds: Sequence[object],
+    kind: object,
+    taken: set[int],
+) -> tuple[int, int]:
+    """Where ``_place`` would put one more entry of ``kind`` after ``cells``.
+
+    ``_place``'s state is read back from its output: the latest streak starts
+    where the run of equal kinds at the end starts, and that streak has turned
+    into a dragon tail exactly when its latest cell is right of its start.
+    """
+    if not cells:
+        return 0, 0
+    last = kinds[-1]
+    col, row = cells[-1][0], cells[-1][1]
+    i = len(kinds) - 1
+    while i and kinds[i - 1] == last:
+        i -= 1
+    start = cells[i][0]
+    if kind == last:
+        if col == start and row < ROWS - 1 and col * 8 + row + 1 not in taken:
+            return col, row + 1
+        col += 1
+        while col * 8 + row in taken:
+            col += 1
+        return col, row
+    col = start + 1
+    while col * 8 in taken:
+        col += 1
+    return col, 0
+
+
+def _taken(cells: Sequence[BigRoadCell] | Sequence[DerivedCell]) -> set[int]:
+    return {c[0] * 8 + c[1] for c in cells}
+
+
+def _asks(
+    results: Sequence[RoundLike],
+    roads: dict[str, list],
+    lengths: Sequence[int],
+    winners: Sequence[str],
+) -> dict[str, Ask]:
+    n = len(results)
+    big = roads["big_road"]
+    last = None
+    for result in reversed(results):
+        if result.winner != "tie":
+            last = result.winner
+            break
+    # Each road's occupancy and kinds, shared by the sides asked about.
+    big_kinds = [c.winner for c in big]
+    big_taken = _taken(big)
+    derived = {name: (roads[name], [c.colour for c in roads[name]]) for name in DERIVED}
+    derived_taken = {name: _taken(cells) for name, (cells, _) in derived.items()}
+    out: dict[str, Ask] = {}
+    for winner in winners:
+        _check(winner)
+        bead = BeadCell(n // ROWS, n % ROWS, winner, False, False)
+        if winner == "tie":
+            out[winner] = Ask(bead, None, None, None, None)
+            continue
+        if big and big[-1].winner is None:
+            # Only ties so far: the first win fills their cell at (0, 0).
+            big_cell = BigRoadCell(0, 0, winner, 0, False, False)
+        else:
+            col, row = _next_place(big, big_kinds, winner, big_taken)
+            big_cell = BigRoadCell(col, row, winner, 0, False, False)
+        new_lengths = list(lengths)
+        if winner == last:
+            new_lengths[-1] += 1
+        else:
+            new_lengths.append(1)
+        c, r = len(new_lengths) - 1, new_lengths[-1] - 1
+        marks: list[DerivedCell | None] = []
+        for name, k in DERIVED.items():
+            colour = _colour(c, r, k, new_lengths)
+            if colour is None:
+                marks.append(None)
+                continue
+            cells, kinds = derived[name]
+            col, row = _next_place(cells, kinds, colour, derived_taken[name])
+            marks.append(DerivedCell(col, row, colour))
+        out[winner] = Ask(bead, big_cell, *marks)
+    return out
+
+
+def ask_cells(results: Sequence[RoundLike], winner: str) -> Ask:
+    """The cell each of the five roads would add if the next round went to
+    ``winner`` (the "Ask P" / "Ask B" buttons): same as laying out
+    ``results`` plus that round and taking each road's new cell."""
+    return roads_with_ask(results, (winner,))[1][winner]
+
+
+def roads_with_ask(
+    results: Sequence[RoundLike], winners: Sequence[str] = ("player", "banker")
+) -> tuple[dict[str, list], dict[str, Ask]]:
+    """``all_roads`` and, for each of ``winners``, its ``ask_cells``, in one
+    pass over the history (what the table screen shows after every round)."""
+    positions, lengths = _streaks(results)
+    roads: dict[str, list] = {"bead_plate": bead_plate(results), "big_road": big_road(results)}
+    for name, k in DERIVED.items():
+        roads[name] = _lay_out(_derived_colours(positions, lengths, k))
+    return roads, _asks(results, roads, lengths, winners)
+
+
 def last_n_percentages(results: Sequence[RoundLike], n: int = 60) -> dict[str, int]:
     """PLAYER / BANKER / TIE shares of the last ``n`` rounds, in whole percent.
 

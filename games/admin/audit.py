@@ -1,28 +1,31 @@
-"""The audit log in the operator console: who changed what, when, with the
-values before and after. Read-only.
+"""The audit log in the operator console: who did what to which object, when,
+in the operator's words (``games.admin.audit_words``), amounts in chips.
+Read-only; filtered by operator, object type, action and date.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from django.contrib import admin
 from django.template.loader import render_to_string
+from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games.admin.audit_words import (
+    ACTION_LABELS,
+    OBJECT_TYPE_LABELS,
+    action_label,
+    change_lines,
+    summary,
+)
 from games.admin.base import ReadOnlyAdmin
 from games.models import AuditEntry
 
 CHANGES_TEMPLATE = "admin/games/auditentry/changes.html"
-
-ACTION_LABELS = {
-    "table.create": _("Table created"),
-    "table.change": _("Table changed"),
-    "wallet.adjust": _("Balance adjusted"),
-}
 
 
 class AuditActionFilter(admin.SimpleListFilter):
@@ -38,31 +41,63 @@ class AuditActionFilter(admin.SimpleListFilter):
         return queryset.filter(action=value) if value else queryset
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+class ObjectTypeFilter(admin.SimpleListFilter):
+    title = _("object type")
+    parameter_name = "object_type"
+
+    def lookups(self, request, model_admin):
+        present = AuditEntry.objects.values_list("object_type", flat=True).distinct()
+        return [(t, OBJECT_TYPE_LABELS.get(t, t)) for t in sorted(set(present))]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        return queryset.filter(object_type=value) if value else queryset
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = _json(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+class OperatorFilter(admin.RelatedOnlyFieldListFilter):
+    """The staff who appear in the log (not every user of the site)."""
+
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        super().__init__(field, request, params, model, model_admin, field_path)
+        self.title = _("operator")
+        self.empty_value_display = format_html("{}", gettext("the system"))
+
+
+def object_url(entry: AuditEntry) -> str:
+    """Where the object of an entry is seen: the table's page or the player's."""
+    try:
+        if entry.object_type == "table":
+            return reverse("admin:games_table_change", args=[entry.object_id])
+        if entry.object_type == "wallet":
+            return reverse("admin:games_wallet_change", args=[entry.object_id])
+        if entry.object_type == "player":
+            return reverse("operator_player", args=[entry.object_id])
+    except NoReverseMatch:
+        pass
+    return ""
 
 
 @admin.register(AuditEntry)
 class AuditEntryAdmin(ReadOnlyAdmin):
-    """Who changed what, when, with the values before and after."""
+    """Who did what to which object, when, in chips."""
 
-    list_display = ("created_at", "actor", "action_label", "object_repr", "changes")
-    list_filter = (AuditActionFilter, "object_type", ("actor", admin.RelatedOnlyFieldListFilter))
+    list_display = ("created_at", "operator", "action_label", "object_link", "changes")
+    list_filter = (
+        ("actor", OperatorFilter),
+        ObjectTypeFilter,
+        AuditActionFilter,
+        ("created_at", admin.DateFieldListFilter),
+    )
     date_hierarchy = "created_at"
     search_fields = ("object_repr", "actor__username")
     list_select_related = ("actor",)
     fields = (
         "created_at",
-        "actor",
+        "operator",
+        "summary_line",
         "action_label",
-        "object_type",
-        "object_id",
-        "object_repr",
+        "object_type_label",
+        "object_link",
         "changes_table",
         "before_json",
         "after_json",
@@ -72,34 +107,47 @@ class AuditEntryAdmin(ReadOnlyAdmin):
     class Media:
         css = {"all": ("css/admin.css",)}
 
+    @admin.display(description=_("operator"), ordering="actor__username")
+    def operator(self, obj: AuditEntry) -> str:
+        return obj.actor.get_username() if obj.actor else str(_("the system"))
+
     @admin.display(description=_("action"), ordering="action")
     def action_label(self, obj: AuditEntry) -> str:
-        return str(ACTION_LABELS.get(obj.action, obj.action))
+        return action_label(obj.action)
 
-    @staticmethod
-    def _changed(obj: AuditEntry) -> list[tuple[str, Any, Any]]:
-        before = obj.before or {}
-        after = obj.after or {}
-        keys = list(dict.fromkeys([*before.keys(), *after.keys()]))
-        return [(k, before.get(k), after.get(k)) for k in keys if before.get(k) != after.get(k)]
+    @admin.display(description=_("object type"), ordering="object_type")
+    def object_type_label(self, obj: AuditEntry) -> str:
+        return str(OBJECT_TYPE_LABELS.get(obj.object_type, obj.object_type))
+
+    @admin.display(description=_("object"), ordering="object_repr")
+    def object_link(self, obj: AuditEntry) -> SafeString:
+        url = object_url(obj)
+        kind = OBJECT_TYPE_LABELS.get(obj.object_type, obj.object_type)
+        if url:
+            return format_html(
+                '<a href="{}">{}</a> <small>({})</small>', url, obj.object_repr, kind
+            )
+        return format_html("{} <small>({})</small>", obj.object_repr, kind)
+
+    @admin.display(description=_("entry"))
+    def summary_line(self, obj: AuditEntry) -> str:
+        return summary(obj)
 
     @admin.display(description=_("what changed"))
     def changes(self, obj: AuditEntry) -> SafeString:
-        changes = [(k, _short(b), _short(a)) for k, b, a in self._changed(obj)]
-        return render_to_string(f"{CHANGES_TEMPLATE}#lines", {"changes": changes})
+        return render_to_string(f"{CHANGES_TEMPLATE}#lines", {"lines": change_lines(obj)})
 
-    @admin.display(description=_("before → after"))
+    @admin.display(description=_("what changed"))
     def changes_table(self, obj: AuditEntry) -> SafeString:
-        changes = [(k, _json(b), _json(a)) for k, b, a in self._changed(obj)]
-        return render_to_string(f"{CHANGES_TEMPLATE}#table", {"changes": changes})
+        return render_to_string(f"{CHANGES_TEMPLATE}#table", {"lines": change_lines(obj)})
 
-    @admin.display(description=_("before"))
+    @admin.display(description=_("stored before (units)"))
     def before_json(self, obj: AuditEntry) -> SafeString:
         return format_html(
             "<pre>{}</pre>", json.dumps(obj.before, indent=2, ensure_ascii=False, sort_keys=True)
         )
 
-    @admin.display(description=_("after"))
+    @admin.display(description=_("stored after (units)"))
     def after_json(self, obj: AuditEntry) -> SafeString:
         return format_html(
             "<pre>{}</pre>", json.dumps(obj.after, indent=2, ensure_ascii=False, sort_keys=True)

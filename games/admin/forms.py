@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import copy
 import json
-from decimal import Decimal
-from typing import Any
+from decimal import Decimal, InvalidOperation
+from typing import Any, cast
 
 from django import forms
 from django.template.loader import render_to_string
@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Game, Table
+from games.money import chip_units
 from games.presets import PAY_PRESETS
 from games.selectors.dashboard import LIMIT_AREAS, PAY_KEYS, LivePaytable, live_paytable
 from games.services.tables import table_snapshot
@@ -88,9 +89,14 @@ class TableForm(forms.ModelForm):
     decks = forms.IntegerField(label=_("Decks"), min_value=1, max_value=8)
     chips = forms.CharField(
         label=_("Chip values (chips)"),
-        help_text=_("Comma-separated whole chips, e.g. 1, 5, 25, 100, 500."),
+        help_text=_("Comma-separated, in chips: e.g. 0.1, 0.5, 1, 5, 25, 100."),
     )
-    max_bet = forms.IntegerField(label=_("MAX BET per round (chips)"), min_value=1)
+    max_bet = forms.DecimalField(
+        label=_("MAX BET per round (chips)"),
+        min_value=Decimal("0.01"),
+        max_digits=14,
+        decimal_places=2,
+    )
 
     class Meta:
         model = Table
@@ -117,7 +123,8 @@ class TableForm(forms.ModelForm):
             if name not in given:
                 self.initial[name] = value
         presets = PAY_PRESETS[self.game_code]
-        self.fields["preset"].choices = [("", "—")] + [(k, PRESET_LABELS[k]) for k in presets]
+        preset_field = cast(forms.ChoiceField, self.fields["preset"])
+        preset_field.choices = [("", "—")] + [(k, PRESET_LABELS[k]) for k in presets]
         self.fields["preset"].widget.attrs.update(
             {"data-presets": json.dumps(presets), "class": "table-preset"}
         )
@@ -155,32 +162,43 @@ class TableForm(forms.ModelForm):
             self._live = live_paytable(game=self.game_code, decks=source.get("decks"), pays=pays)
         return self._live
 
-    def clean_chips(self) -> list[int]:
+    def clean_chips(self) -> list[int | float]:
+        """Chip values in chips, cents allowed (the Classic table's 0.1 and 0.5),
+        stored as the presets store them: whole chips as ints."""
         raw = self.cleaned_data["chips"]
-        values = []
+        units: set[int] = set()
         for part in raw.replace("、", ",").split(","):
             part = part.strip()
             if not part:
                 continue
-            if not part.isdigit() or int(part) < 1:
+            try:
+                value = Decimal(part)
+                if not value.is_finite() or value > 1_000_000:
+                    raise ValueError(part)
+                units.add(chip_units(value))
+            except (InvalidOperation, ValueError):
                 raise forms.ValidationError(
-                    gettext("Chip values are whole chips of 1 or more: %(value)s is not.")
+                    gettext(
+                        "Chip values are chips of 0.01 or more, in whole cents: %(value)s is not."
+                    )
                     % {"value": part}
-                )
-            values.append(int(part))
-        if not values:
+                ) from None
+        if not units:
             raise forms.ValidationError(gettext("Give at least one chip value."))
-        return sorted(set(values))
+        return [
+            u // UNITS_PER_CHIP if u % UNITS_PER_CHIP == 0 else u / UNITS_PER_CHIP
+            for u in sorted(units)
+        ]
 
     def clean_max_bet(self) -> int:
-        return self.cleaned_data["max_bet"] * UNITS_PER_CHIP
+        return int(self.cleaned_data["max_bet"] * UNITS_PER_CHIP)
 
     def clean_squeeze_threshold(self) -> int:
         # Declared for Baccarat tables only (see _make_table_form).
-        return self.cleaned_data["squeeze_threshold"] * UNITS_PER_CHIP
+        return int(self.cleaned_data["squeeze_threshold"] * UNITS_PER_CHIP)
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         preset = PAY_PRESETS[self.game_code].get(cleaned.get("preset") or "")
         pays: dict[str, str] = {}
         for key in PAY_KEYS[self.game_code]:
@@ -209,7 +227,7 @@ class TableForm(forms.ModelForm):
                     gettext("MIN is over the MAX BET per round: nobody could bet here."),
                 )
                 continue
-            limits[area] = {"min": lo * UNITS_PER_CHIP, "max": hi * UNITS_PER_CHIP}
+            limits[area] = {"min": int(lo * UNITS_PER_CHIP), "max": int(hi * UNITS_PER_CHIP)}
         if not self.errors:
             # Not model form fields: written to the instance here, saved by save_table.
             self.instance.pays = pays
@@ -238,14 +256,21 @@ def initial_from_table(table: Table) -> dict[str, Any]:
     return initial
 
 
+def _chips_field() -> forms.DecimalField:
+    """An amount in chips, cents allowed (the Classic table takes 0.10 bets)."""
+    return forms.DecimalField(min_value=Decimal("0.01"), max_digits=14, decimal_places=2)
+
+
 def _make_table_form(game: str) -> type[TableForm]:
     attrs: dict[str, Any] = {"game_code": game, "__module__": __name__}
     # Each game edits only the settings it uses: a field on the form but not
     # on the page would be "required" and never posted.
     if game == Game.BACCARAT:
-        attrs["squeeze_threshold"] = forms.IntegerField(
+        attrs["squeeze_threshold"] = forms.DecimalField(
             label=_("Squeeze threshold (chips)"),
             min_value=0,
+            max_digits=14,
+            decimal_places=2,
             help_text=_("A round's total bet from which the squeeze is unlocked."),
         )
     else:
@@ -259,8 +284,8 @@ def _make_table_form(game: str) -> type[TableForm]:
             min_value=0, max_digits=9, decimal_places=4, required=False, widget=PayInput
         )
     for area in LIMIT_AREAS[game]:
-        attrs[f"limit_{area}_min"] = forms.IntegerField(min_value=1)
-        attrs[f"limit_{area}_max"] = forms.IntegerField(min_value=1)
+        attrs[f"limit_{area}_min"] = _chips_field()
+        attrs[f"limit_{area}_max"] = _chips_field()
     return type(f"{game.title()}TableForm", (TableForm,), attrs)
 
 

@@ -1,5 +1,7 @@
 """The operator's numbers: exact RTP and house edge of a paytable (shown live
-while it is edited) and per-table takings with their theoretical hold.
+while it is edited), per-table takings with their theoretical hold, and the
+same figures over time (``table_series``: one point per hour or day of a
+chosen period) for the dashboard's charts.
 
 Reads only. The odds come from the pure core (``games.baccarat.odds``,
 ``games.war.odds``); they are exact ``Fraction``s and are turned into
@@ -14,12 +16,16 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from django.db.models import BigIntegerField, Count, Q, Sum
 from django.db.models.fields.json import KT
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, TruncDay, TruncHour
+from django.db.models.functions.datetime import TruncBase
 from django.utils import timezone
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.baccarat.odds import rtp
 from games.models import Round, Table, TableVersion
@@ -152,8 +158,8 @@ def pay_figures(*, game: str, pays: Mapping[str, object], decks: int) -> list[Pa
     # War: the ante's edge depends on ante, raise and the war tie bonus together.
     if any(v is None for v in parsed.values()):
         for key in keys:
-            warnings = () if parsed[key] is not None else (_("Enter a multiplier."),)
-            figures.append(PayFigure(key, parsed[key], warnings=warnings))
+            missing = () if parsed[key] is not None else (_("Enter a multiplier."),)
+            figures.append(PayFigure(key, parsed[key], warnings=missing))
         return figures
     edges = _war_edge(tuple(parsed.items()), decks)
     for key in keys:
@@ -249,7 +255,7 @@ def takings(*, since: dt.datetime, until: dt.datetime | None = None) -> list[Tab
         period &= Q(created_at__lt=until)
     rounds = Round.objects.filter(period)
     settled = rounds.filter(status=Round.Status.SETTLED)
-    money = {
+    money: dict[int, dict[str, Any]] = {
         row["table_id"]: row
         for row in settled.values("table_id").annotate(
             n=Count("id"), bet=Sum("total_bet"), ret=Sum("total_return")
@@ -276,13 +282,13 @@ def takings(*, since: dt.datetime, until: dt.datetime | None = None) -> list[Tab
         )
     out = []
     for table in Table.objects.order_by("position", "id"):
-        row = money.get(table.pk)
+        sums = money.get(table.pk)
         out.append(
             TableTakings(
                 table=table,
-                rounds=row["n"] if row else 0,
-                bet=(row["bet"] or 0) if row else 0,
-                returned=(row["ret"] or 0) if row else 0,
+                rounds=sums["n"] if sums else 0,
+                bet=(sums["bet"] or 0) if sums else 0,
+                returned=(sums["ret"] or 0) if sums else 0,
                 players=players.get(table.pk, 0),
                 theoretical_loss=loss.get(table.pk, Fraction(0)),
             )
@@ -333,3 +339,174 @@ def live_paytable(*, game: str, decks: object, pays: Mapping[str, object]) -> Li
         figures = [PayFigure(key, parse_multiplier(pays.get(key))) for key in PAY_KEYS[game]]
         return LivePaytable(game, None, figures, _("Decks must be a whole number from 1 to 8."))
     return LivePaytable(game, deck_count, pay_figures(game=game, pays=pays, decks=deck_count))
+
+
+# --- the figures over time, for the dashboard's charts ----------------------------
+
+
+@dataclass(frozen=True)
+class Period:
+    """A choice of the dashboard: how far back, cut into hours or days."""
+
+    key: str
+    label: str | Promise
+    buckets: int
+    unit: str  # "hour" | "day"
+
+
+PERIODS: dict[str, Period] = {
+    p.key: p
+    for p in (
+        Period("24h", gettext_lazy("Last 24 hours"), 24, "hour"),
+        Period("7d", gettext_lazy("Last 7 days"), 7, "day"),
+        Period("30d", gettext_lazy("Last 30 days"), 30, "day"),
+    )
+}
+DEFAULT_PERIOD = "24h"
+
+
+@dataclass(frozen=True)
+class SeriesPoint:
+    """One hour or day of one table: settled rounds and their money, players
+    who sat in (settled or open rounds), amounts in units."""
+
+    start: dt.datetime
+    end: dt.datetime
+    hours: Fraction  # the hours the rate is over: the bucket's, or today's so far
+    rounds: int = 0
+    bet: int = 0
+    returned: int = 0
+    players: int = 0
+    theoretical_loss: Fraction = Fraction(0)
+
+    @property
+    def actual_hold(self) -> Fraction | None:
+        return 1 - Fraction(self.returned, self.bet) if self.bet else None
+
+    @property
+    def theoretical_hold(self) -> Fraction | None:
+        return self.theoretical_loss / self.bet if self.bet else None
+
+    @property
+    def rounds_per_hour(self) -> Fraction:
+        return Fraction(self.rounds) / self.hours if self.hours else Fraction(0)
+
+    @property
+    def actual_hold_percent(self) -> str:
+        return percent(self.actual_hold)
+
+    @property
+    def theoretical_hold_percent(self) -> str:
+        return percent(self.theoretical_hold)
+
+    @property
+    def rounds_per_hour_text(self) -> str:
+        return f"{Decimal(self.rounds_per_hour.numerator) / self.rounds_per_hour.denominator:.1f}"
+
+
+@dataclass(frozen=True)
+class TableSeries:
+    table: Table
+    points: list[SeriesPoint]
+
+
+def bucket_starts(period: Period, now: dt.datetime) -> list[dt.datetime]:
+    """The buckets' start times, oldest first; the last one holds ``now``.
+
+    Hours are whole UTC hours; days are the site time zone's calendar days
+    (a day across a clock change is 23 or 25 hours long)."""
+    if period.unit == "hour":
+        top = now.astimezone(dt.UTC).replace(minute=0, second=0, microsecond=0)
+        return [top - dt.timedelta(hours=period.buckets - 1 - i) for i in range(period.buckets)]
+    today = timezone.localdate(now)
+    days = [today - dt.timedelta(days=period.buckets - 1 - i) for i in range(period.buckets)]
+    return [timezone.make_aware(dt.datetime.combine(day, dt.time.min)) for day in days]
+
+
+def _bucket_end(period: Period, start: dt.datetime) -> dt.datetime:
+    if period.unit == "hour":
+        return start + dt.timedelta(hours=1)
+    next_day = timezone.localdate(start) + dt.timedelta(days=1)
+    return timezone.make_aware(dt.datetime.combine(next_day, dt.time.min))
+
+
+def table_series(
+    *, period: str = DEFAULT_PERIOD, now: dt.datetime | None = None, table: Table | None = None
+) -> list[TableSeries]:
+    """Per table (or the one given), one point per hour or day of ``period``.
+
+    Grouped in the database by table, bucket and (for the theoretical hold)
+    paytable version, as ``takings`` does for a whole period."""
+    chosen = PERIODS[period]
+    now = now or timezone.now()
+    starts = bucket_starts(chosen, now)
+    ends = [_bucket_end(chosen, start) for start in starts]
+    bucket: TruncBase
+    if chosen.unit == "hour":
+        bucket = TruncHour("created_at", tzinfo=dt.UTC)
+    else:
+        bucket = TruncDay("created_at", tzinfo=timezone.get_current_timezone())
+    rounds = Round.objects.filter(created_at__gte=starts[0], created_at__lt=ends[-1])
+    tables = Table.objects.order_by("position", "id")
+    if table is not None:
+        rounds = rounds.filter(table=table)
+        tables = tables.filter(pk=table.pk)
+    rounds = rounds.annotate(bucket=bucket)
+    settled = rounds.filter(status=Round.Status.SETTLED)
+    money: dict[tuple[int, dt.datetime], dict[str, Any]] = {
+        (row["table_id"], row["bucket"]): row
+        for row in settled.values("table_id", "bucket").annotate(
+            n=Count("id"), bet=Sum("total_bet"), ret=Sum("total_return")
+        )
+    }
+    players = {
+        (row["table_id"], row["bucket"]): row["p"]
+        for row in rounds.exclude(status=Round.Status.VOID)
+        .values("table_id", "bucket")
+        .annotate(p=Count("player_id", distinct=True))
+    }
+    areas = sorted({a for keys in LIMIT_AREAS.values() for a in keys})
+    stake_sums = {area: Sum(Cast(KT(f"bets__{area}"), BigIntegerField())) for area in areas}
+    by_version = list(settled.values("table_id", "bucket", "version_id").annotate(**stake_sums))
+    versions = TableVersion.objects.select_related("table").in_bulk(
+        {row["version_id"] for row in by_version}
+    )
+    loss: dict[tuple[int, dt.datetime], Fraction] = {}
+    for row in by_version:
+        key = (row["table_id"], row["bucket"])
+        stakes = {area: row[area] or 0 for area in areas}
+        loss[key] = loss.get(key, Fraction(0)) + expected_loss(
+            version=versions[row["version_id"]], stakes=stakes
+        )
+    out = []
+    for t in tables:
+        points = []
+        for start, end in zip(starts, ends, strict=True):
+            key = (t.pk, start)
+            sums = money.get(key)
+            # A rate over the time the bucket has run (today so far), at
+            # least an hour, so the first minutes of a day do not read as a rush.
+            elapsed = max(min(end, now) - start, min(end - start, dt.timedelta(hours=1)))
+            points.append(
+                SeriesPoint(
+                    start=start,
+                    end=end,
+                    hours=Fraction(round(elapsed.total_seconds()), 3600),
+                    rounds=sums["n"] if sums else 0,
+                    bet=(sums["bet"] or 0) if sums else 0,
+                    returned=(sums["ret"] or 0) if sums else 0,
+                    players=players.get(key, 0),
+                    theoretical_loss=loss.get(key, Fraction(0)),
+                )
+            )
+        out.append(TableSeries(table=t, points=points))
+    return out
+
+
+def period_takings(
+    *, period: str = DEFAULT_PERIOD, now: dt.datetime | None = None
+) -> list[TableTakings]:
+    """``takings`` over the same range as ``table_series``'s buckets."""
+    chosen = PERIODS[period]
+    now = now or timezone.now()
+    return takings(since=bucket_starts(chosen, now)[0])

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games.views import history
+from games.views import history, operator
 
 urlpatterns = [
     path("", history.history, name="history"),
@@ -10,9 +10,11 @@ urlpatterns = [
     path("export.csv", history.history_export, name="history_export"),
     path("round/<int:pk>/", history.round_detail, name="history_round"),
     path("round/<int:pk>/verify/", history.round_verify, name="history_round_verify"),
-    # Operators: any player's history, totals and export.
-    path("player/", history.player_lookup, name="history_player_lookup"),
+    # Operators: find a player, their account, and any player's history and export.
+    path("player/", operator.player_search, name="history_player_lookup"),
     path("player/<int:user_id>/", history.history, name="history_player"),
+    path("player/<int:user_id>/account/", operator.player_page, name="operator_player"),
+    path("player/<int:user_id>/active/", operator.player_active, name="operator_player_active"),
     path(
         "player/<int:user_id>/summary/",
         history.history_summary,

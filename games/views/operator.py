@@ -1,33 +1,63 @@
-"""Operator-only screens reached through the admin site (its get_urls wraps
-them in ``admin_site.admin_view``: logged-in active staff only). Each view
-checks the model permission it needs at the top.
+"""Operator-only screens. Each view checks, at the top, that the user is
+staff and holds the model permission it needs; the admin routes are also
+wrapped in ``admin_site.admin_view`` (logged-in active staff only).
 
+In the admin:
 - ``live_rtp``: the exact-odds figures for a paytable as it is being typed.
 - ``adjust_wallets``: credit or debit players with a reason.
-- ``dashboard``: rounds, takings and hold per table, today and this week.
+- ``dashboard``: per table and for a chosen period, takings and hold, and
+  charts of hold, rounds per hour and players over time.
+- ``floor_export``: every player's rounds for a date range and table, as CSV.
+
+On the site, beside the history (``games/urls/history.py``):
+- ``player_search``: one box, username, e-mail or account number, results
+  as you type; ``player_page``: one player's account for staff;
+  ``player_active``: deactivate or reactivate it with a reason.
 """
 
 from __future__ import annotations
 
+import csv
+import datetime as dt
 from decimal import Decimal
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
+from games.admin.charts import table_charts
 from games.display import format_chips
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Table, Wallet
-from games.selectors.dashboard import PAY_KEYS, dashboard_periods, live_paytable
-from games.services.wallet import adjust_balance
+from games.selectors.dashboard import (
+    DEFAULT_PERIOD,
+    PAY_KEYS,
+    PERIODS,
+    live_paytable,
+    period_takings,
+    table_series,
+)
+from games.selectors.history_export import FloorFilter, csv_rows, floor_rounds
+from games.selectors.operator_players import player_overview, search_players
+from games.services.operator import do_adjustments, set_player_active
+
+
+def _operator(request: HttpRequest) -> User:
+    """The signed-in staff member; anyone else is told the page does not exist."""
+    user = request.user
+    if not (isinstance(user, User) and user.is_active and user.is_staff):
+        raise Http404
+    return user
 
 
 def _require_table_view(request: HttpRequest) -> None:
@@ -86,37 +116,6 @@ class AdjustmentForm(forms.Form):
         return -units if self.cleaned_data["direction"] == "debit" else units
 
 
-def check_adjustment(*, wallet: Wallet, amount: int) -> None:
-    """Refuse a debit larger than the player's balance, naming both."""
-    if amount < 0 and -amount > wallet.balance:
-        raise GameError(
-            _(
-                "Cannot debit %(amount)s chips from %(player)s: "
-                "the balance is only %(balance)s chips. Nothing was changed."
-            )
-            % {
-                "amount": format_chips(-amount),
-                "player": wallet.user,
-                "balance": format_chips(wallet.balance),
-            },
-            code="balance",
-        )
-
-
-@transaction.atomic
-def do_adjustments(
-    *, wallet_ids: list[int], amount: int, reason: str, actor: AbstractBaseUser
-) -> list[Wallet]:
-    """Adjust every wallet or none: one refusal rolls the others back."""
-    wallets = list(
-        Wallet.objects.select_for_update().select_related("user").filter(pk__in=wallet_ids)
-    )
-    for wallet in wallets:
-        check_adjustment(wallet=wallet, amount=amount)
-        adjust_balance(user=wallet.user, amount=amount, reason=reason, actor=actor)
-    return wallets
-
-
 def _wallet_ids(request: HttpRequest) -> list[int]:
     raw = request.POST.get("ids") or request.GET.get("ids") or ""
     return [int(part) for part in raw.split(",") if part.strip().isdigit()]
@@ -140,7 +139,7 @@ def adjust_wallets(request: HttpRequest) -> HttpResponse:
                 wallet_ids=[w.pk for w in wallets],
                 amount=amount,
                 reason=form.cleaned_data["reason"],
-                actor=request.user,
+                actor=_operator(request),
             )
         except GameError as exc:
             form.add_error(None, exc.message)
@@ -172,14 +171,201 @@ def adjust_wallets(request: HttpRequest) -> HttpResponse:
     return render(request, "admin/games/wallet/adjust.html", context)
 
 
+class DashboardForm(forms.Form):
+    period = forms.ChoiceField(
+        label=gettext_lazy("Period"),
+        choices=[(p.key, p.label) for p in PERIODS.values()],
+        required=False,
+    )
+    table = forms.ModelChoiceField(
+        label=gettext_lazy("Table"),
+        queryset=Table.objects.order_by("position", "id"),
+        to_field_name="slug",
+        required=False,
+        empty_label=gettext_lazy("All tables"),
+    )
+
+
+class FloorExportForm(forms.Form):
+    date_from = forms.DateField(
+        label=gettext_lazy("From"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        label=gettext_lazy("To"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    table = forms.ModelChoiceField(
+        label=gettext_lazy("Table"),
+        queryset=Table.objects.order_by("position", "id"),
+        to_field_name="slug",
+        required=False,
+        empty_label=gettext_lazy("All tables"),
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and start > end:
+            raise forms.ValidationError(_("The start date is after the end date."))
+        return data
+
+    def floor_filter(self) -> FloorFilter:
+        data = self.cleaned_data
+        return FloorFilter(
+            date_from=data["date_from"], date_to=data["date_to"], table=data["table"]
+        )
+
+
 def dashboard(request: HttpRequest) -> HttpResponse:
-    """Per table, today and the last 7 days: rounds, chips bet and returned,
-    actual hold beside the theoretical hold from the exact odds, players."""
+    """Per table and for the chosen period: rounds, chips bet and returned,
+    actual hold beside the theoretical hold, players; and the same over time
+    as charts (hold, rounds per hour, active players), each with its figures
+    as a table."""
     _require_table_view(request)
+    form = DashboardForm(request.GET or None)
+    period, table = DEFAULT_PERIOD, None
+    if form.is_bound and form.is_valid():
+        period = form.cleaned_data["period"] or DEFAULT_PERIOD
+        table = form.cleaned_data["table"]
+    now = timezone.now()
+    chosen = PERIODS[period]
+    today = timezone.localdate(now)
+    export_form = FloorExportForm(
+        initial={
+            "date_from": today - dt.timedelta(days=6),
+            "date_to": today,
+            "table": table.slug if table else None,
+        }
+    )
+    rows = period_takings(period=period, now=now)
+    if table is not None:
+        rows = [row for row in rows if row.table.pk == table.pk]
     context = {
         **admin.site.each_context(request),
         "title": _("Tables dashboard"),
         "opts": Table._meta,
-        "periods": dashboard_periods(),
+        "form": form,
+        "period": chosen,
+        "rows": rows,
+        "charts": [
+            table_charts(series, unit=chosen.unit)
+            for series in table_series(period=period, now=now, table=table)
+        ],
+        "export_form": export_form,
+        "can_export": request.user.has_perm("games.view_round"),
     }
     return render(request, "admin/games/dashboard.html", context)
+
+
+class _Echo:
+    """csv.writer wants a file; this one hands each line straight back."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+@require_GET
+def floor_export(request: HttpRequest) -> HttpResponseBase:
+    """Every player's rounds for a date range (one table or all) as CSV,
+    streamed: the same columns and formula guard as a player's own export."""
+    _operator(request)
+    if not request.user.has_perm("games.view_round"):
+        raise PermissionDenied
+    form = FloorExportForm(request.GET)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, str(error))
+        return redirect("admin:games_dashboard")
+    filters = form.floor_filter()
+    writer = csv.writer(_Echo())
+    response = StreamingHttpResponse(
+        (writer.writerow(row) for row in csv_rows(floor_rounds(filters))),
+        content_type="text/csv; charset=utf-8",
+    )
+    where = filters.table.slug if filters.table else "all-tables"
+    filename = f"floor-{where}-{filters.date_from:%Y%m%d}-{filters.date_to:%Y%m%d}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+# --- find a player ------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def player_search(request: HttpRequest) -> HttpResponse:
+    """One box: username, e-mail or account number, with results as you type.
+
+    An old link's ``?username=`` goes straight to that player's history."""
+    _operator(request)
+    username = request.GET.get("username", "").strip()
+    if username:
+        user = User.objects.filter(username=username).first()
+        if user is not None:
+            return redirect("history_player", user_id=user.pk)
+        messages.error(request, _("No player is called “%(name)s”.") % {"name": username})
+    query = request.GET.get("q", "").strip()[:150]
+    context = {"query": query, "players": search_players(query) if query else []}
+    template = "history/player_search.html"
+    htmx = getattr(request, "htmx", None)  # django-htmx's middleware sets it
+    if htmx and not htmx.history_restore_request:
+        template += "#results"
+    return render(request, template, context)
+
+
+class ActiveForm(forms.Form):
+    reason = forms.CharField(
+        label=gettext_lazy("Reason"),
+        max_length=255,
+        help_text=gettext_lazy("Required; the audit log records it."),
+    )
+
+
+@login_required
+@require_GET
+def player_page(request: HttpRequest, user_id: int) -> HttpResponse:
+    """A player's account for staff: balance, play, last rounds, adjustments,
+    personal max bet, and whether the account is active."""
+    operator = _operator(request)
+    player = get_object_or_404(User.objects.select_related("wallet", "profile"), pk=user_id)
+    context = {
+        "overview": player_overview(player=player),
+        "player": player,
+        "form": ActiveForm(),
+        "can_change_active": operator.has_perm("auth.change_user") and player.pk != operator.pk,
+        "can_adjust": operator.has_perm("games.change_wallet") and hasattr(player, "wallet"),
+        "search_url": reverse("history_player_lookup"),
+    }
+    return render(request, "history/player.html", context)
+
+
+@login_required
+@require_POST
+def player_active(request: HttpRequest, user_id: int) -> HttpResponse:
+    """Deactivate (``active=0``) or reactivate (``active=1``) with a reason."""
+    operator = _operator(request)
+    if not operator.has_perm("auth.change_user"):
+        raise PermissionDenied
+    player = get_object_or_404(User, pk=user_id)
+    active = request.POST.get("active") == "1"
+    form = ActiveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Give a reason: the audit log records it. Nothing was changed."))
+        return redirect("operator_player", user_id=player.pk)
+    try:
+        set_player_active(
+            player=player, active=active, reason=form.cleaned_data["reason"], actor=operator
+        )
+    except GameError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            (
+                _("%(player)s is active again and can log in.")
+                if active
+                else _("%(player)s is deactivated: signed out everywhere and cannot log in.")
+            )
+            % {"player": player.get_username()},
+        )
+    return redirect("operator_player", user_id=player.pk)

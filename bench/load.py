@@ -18,13 +18,14 @@ the server and not the deliberate card-by-card pacing of the reveal.
 
 What one player does (threads, ``requests`` and ``websocket-client``, the
 way a browser would, each from a loopback address of its own, 127.0.0.2
-onwards, as the site throttles credential posts per address): sign up through the real form (GET for the CSRF
-cookie, POST), open the Baccarat and the War table pages and their
-websockets (session cookie, Origin of the site), then until the time is up,
-alternately:
+onwards, as the site throttles credential posts per address): sign up
+through the real form (GET for the CSRF cookie, POST), open the Baccarat
+and the War table pages and their websockets (session cookie, Origin of
+the site), then until the time is up, alternately:
 
-* Baccarat: add chips to the slip through the slip endpoint, POST BET with
-  the slip key the page gave, and wait for the reveal's last fragment (the
+* Baccarat: POST BET with the slip whole (as the page's script keeps it in
+  the browser: chips per area and a fresh slip key) and wait for the
+  reveal's last fragment (the
   ``#bac-result`` element with a ``data-round``) on the websocket. Latency:
   sending BET to receiving that fragment.
 * War: POST DEAL with the war slip key; on a tie POST the decision (WAR or
@@ -94,7 +95,7 @@ PY = ROOT / ".venv" / "bin" / "python"
 if not PY.exists():
     PY = Path(sys.executable)
 
-BAC_SLIP_KEY = re.compile(r'id="bac-slip-key" name="slip_key" value="([0-9a-f]+)"')
+BAC_SLIP_FORM = re.compile(r'name="slip_key"[^>]*data-slip-key')
 BAC_RESULT = re.compile(r'id="bac-result"[^>]*data-round="(\d+)"')
 BAC_SLIP_ERROR = re.compile(r'data-testid="slip-error">([^<]*)<')
 WAR_SLIP_KEY = re.compile(r'name="slip_key" id="war-slip" value="([0-9a-f]+)"')
@@ -346,10 +347,10 @@ class Player:
     def sit_down(self) -> None:
         """Open both table pages (slip keys) and both websockets."""
         bac = self.get(f"/baccarat/{self.args.baccarat_table}/", "baccarat_page")
-        found = BAC_SLIP_KEY.search(bac.text)
-        if found is None:
-            raise PlayerError("baccarat page", "no slip key on the page")
-        self.bac_key = found.group(1)
+        if BAC_SLIP_FORM.search(bac.text) is None:
+            raise PlayerError("baccarat page", "no bet slip on the page")
+        # The slip lives in the browser, which names it with a fresh key.
+        self.bac_key = secrets.token_hex(16)
         war = self.get(f"/war/{self.args.war_table}/", "war_page")
         found = WAR_SLIP_KEY.search(war.text)
         if found is None:
@@ -376,11 +377,7 @@ class Player:
         slug = self.args.baccarat_table
         assert self.bac_ws is not None
         if self.bac_dirty:
-            response = self.post(f"/baccarat/{slug}/slip/", "baccarat_slip", {"action": "clear"})
-            found = BAC_SLIP_KEY.search(response.text)
-            if found is None:
-                raise PlayerError("baccarat slip", "no slip key in the slip fragment")
-            self.bac_key = found.group(1)
+            self.bac_key = secrets.token_hex(16)
             # Like the page, show the reveal still on its way before the next
             # BET (and do not take it for the next round's).
             self._wait_for_reveals(self.args.timeout)
@@ -389,20 +386,6 @@ class Player:
         wanted = [(self.rng.choice(["player", "banker"]), "10")]
         if self.rng.random() < 0.2:
             wanted.append(("tie", "1"))
-        for area, chip in wanted:
-            response = self.post(
-                f"/baccarat/{slug}/slip/",
-                "baccarat_slip",
-                {"action": "add", "area": area, "chip": chip},
-            )
-            error = BAC_SLIP_ERROR.search(response.text)
-            if error:
-                self.stats.refusal(error.group(1))
-                raise PlayerError("refused slip", error.group(1))
-            found = BAC_SLIP_KEY.search(response.text)
-            if found is None:
-                raise PlayerError("baccarat slip", "no slip key in the slip fragment")
-            self.bac_key = found.group(1)
         stale = self.bac_ws.drain()
         if stale:
             self._late_reveals(stale)
@@ -412,7 +395,7 @@ class Player:
             response = self.post(
                 f"/baccarat/{slug}/bet/",
                 "baccarat_bet",
-                {"slip_key": self.bac_key, "action": "bet", "area": ""},
+                {"slip_key": self.bac_key, **dict(wanted)},
             )
         except PlayerError:
             self.pending_reveals += 1  # the server may still deal this round
@@ -422,10 +405,7 @@ class Player:
             kind = "went wrong" if WENT_WRONG in error.group(1) else "refused bet"
             self.stats.refusal(error.group(1))
             raise PlayerError(kind, error.group(1))
-        found = BAC_SLIP_KEY.search(response.text)
-        if found is None:
-            raise PlayerError("baccarat bet", "no fresh slip key in the BET answer")
-        self.bac_key = found.group(1)
+        self.bac_key = secrets.token_hex(16)  # the slip is spent; the next gets a new key
         answered = time.perf_counter()
         deadline = t0 + self.args.timeout
         frames = 0
@@ -720,7 +700,7 @@ class SingleServer:
 class ClusterServer:
     """``make cluster`` with the reveal pacing off, ``make cluster-stop`` after."""
 
-    PIDFILES = ("gunicorn.pid", "ws*.pid")
+    PIDFILES = ("gunicorn.pid", "login.pid", "ws*.pid")
 
     def __init__(self, port: int, workers: int, ws_workers: int = 1) -> None:
         cluster = ROOT / ".cluster"

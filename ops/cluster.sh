@@ -13,10 +13,15 @@ ROOT=$(pwd)
 DIR=${CLUSTER_DIR:-$ROOT/.cluster}
 HTTP_WORKERS=${HTTP_WORKERS:-2}
 WS_WORKERS=${WS_WORKERS:-1}
+# Login and sign-up (every post a password hash, a second of CPU or more)
+# get gunicorn workers of their own, at a lower CPU priority: a player's
+# request never waits behind a hash (bench/flood.py).
+LOGIN_WORKERS=${LOGIN_WORKERS:-1}
 PORT=${PORT:-8000}
 PG_PORT=${CLUSTER_PG_PORT:-55433}
 REDIS_PORT=${CLUSTER_REDIS_PORT:-56380}
-# gunicorn listens on WORKER_BASE, the daphne workers on the ports after it.
+# gunicorn listens on WORKER_BASE, the daphne workers on the ports after it,
+# the login workers on WORKER_BASE + 50.
 WORKER_BASE=${CLUSTER_WORKER_BASE:-8101}
 # Anonymous login/sign-up posts per address per minute (nginx here, and
 # Django behind it: casino/throttle.py), and the largest request body.
@@ -88,6 +93,16 @@ ENV
       > "$DIR/gunicorn.log" 2>&1 &
     echo $! > "$DIR/gunicorn.pid"
   fi
+  local login_port=$((WORKER_BASE + 50))
+  if running "$DIR/login.pid"; then
+    echo "login gunicorn already running"
+  else
+    HTTP_WORKERS=$LOGIN_WORKERS nohup nice -n 10 "$PY" -m gunicorn -c python:casino.gunicorn_conf \
+      --workers "$LOGIN_WORKERS" --bind "127.0.0.1:$login_port" \
+      --forwarded-allow-ips 127.0.0.1 casino.wsgi:application \
+      > "$DIR/login.log" 2>&1 &
+    echo $! > "$DIR/login.pid"
+  fi
   # Websockets: WS_WORKERS daphne processes, client address from nginx's
   # headers (--proxy-headers) for the same reason.
   local ws_upstream="" ws_ports=()
@@ -106,6 +121,7 @@ ENV
   # nginx marks a server that refuses a connection as down for a while:
   # start it only once every worker answers.
   await_http gunicorn "$DIR/gunicorn.pid" "http://127.0.0.1:$http_port/accounts/login/" "$DIR/gunicorn.log"
+  await_http "login gunicorn" "$DIR/login.pid" "http://127.0.0.1:$login_port/accounts/login/" "$DIR/login.log"
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     await_http "websocket worker $i" "$DIR/ws$i.pid" "http://127.0.0.1:${ws_ports[$i]}/accounts/login/" "$DIR/ws$i.log"
   done
@@ -134,6 +150,9 @@ http {
   upstream casino_http {
     server 127.0.0.1:$http_port;
   }
+  upstream casino_login {
+    server 127.0.0.1:$login_port;
+  }
   upstream casino_ws {
     least_conn;
 $ws_upstream  }
@@ -155,7 +174,7 @@ $ws_upstream  }
     location ~ ^/(accounts/login|accounts/signup|admin/login)/\$ {
       limit_req zone=credentials burst=$burst nodelay;
       error_page 429 = @throttled;
-      proxy_pass http://casino_http;
+      proxy_pass http://casino_login;
     }
     location @throttled {
       default_type "text/html; charset=utf-8";
@@ -180,7 +199,7 @@ NGINX
     sleep 0.2
   done
   [ -n "$up" ] || { echo "nginx on port $PORT does not answer; see $DIR/nginx-error.log" >&2; exit 1; }
-  echo "cluster: gunicorn ($HTTP_WORKERS HTTP worker(s)) and $WS_WORKERS daphne websocket worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT)"
+  echo "cluster: gunicorn ($HTTP_WORKERS HTTP worker(s), $LOGIN_WORKERS for login and sign-up) and $WS_WORKERS daphne websocket worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT)"
 }
 
 # Whether pid runs a command line containing pattern (a stale pid file must
@@ -193,7 +212,7 @@ stop() {
     pids+=("$(cat "$DIR/nginx.pid")")
     nginx -c "$DIR/nginx.conf" -s quit 2>/dev/null || true
   fi
-  for pidfile in "$DIR"/gunicorn.pid "$DIR"/ws*.pid "$DIR"/worker*.pid; do
+  for pidfile in "$DIR"/gunicorn.pid "$DIR"/login.pid "$DIR"/ws*.pid "$DIR"/worker*.pid; do
     [ -f "$pidfile" ] || continue
     local pid
     pid=$(cat "$pidfile")

@@ -7,7 +7,7 @@ selectors (CSV), presenters and template tags all write them the same way.
 
 from __future__ import annotations
 
-UNITS_PER_CHIP = 100  # one chip is 100 minor units (games.models re-exports it)
+from games.money import UNITS_PER_CHIP as UNITS_PER_CHIP  # games.models re-exports it
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = frozenset("HD")

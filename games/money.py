@@ -8,7 +8,8 @@ floored, in the house's favour, so BANKER x1.95 on 30 units returns 58.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
@@ -53,3 +54,25 @@ def decimal_pays(pays: Mapping[str, object], *, skip_invalid: bool = False) -> d
             if not skip_invalid:
                 raise
     return out
+
+
+UNITS_PER_CHIP = 100  # one chip is 100 minor units
+
+
+def chip_units(chip: Decimal | int | str | float) -> int:
+    """A chip's value (in chips, e.g. 0.1 or 25) as whole units; a chip worth
+    a fraction of a unit raises ``ValueError``."""
+    units = to_decimal(chip) * UNITS_PER_CHIP
+    if units <= 0 or units != units.to_integral_value():
+        raise ValueError(f"a chip of {chip} is not a whole number of units")
+    return int(units)
+
+
+def bet_step(chips: Sequence[Decimal | int | str | float]) -> int:
+    """The smallest amount (units) every bet at a table is a multiple of: the
+    greatest common divisor of its chips (1 chip with whole chips, 0.10 with
+    chips of 0.1 and 0.5). A table with no chips takes whole chips."""
+    step = 0
+    for chip in chips:
+        step = math.gcd(step, chip_units(chip))
+    return step or UNITS_PER_CHIP

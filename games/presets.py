@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.display import UNITS_PER_CHIP
+from games.money import UNITS_PER_CHIP, chip_units
 
 # Total-return multipliers (stake included), in the order they are shown.
 SOCIAL_PAYS: dict[str, str] = {
@@ -39,11 +39,10 @@ BACCARAT_AREAS: tuple[str, ...] = tuple(CLASSIC_PAYS)
 WAR_AREAS: tuple[str, ...] = ("ante", "tie_bet")
 
 
-def _limits(**areas: tuple[int, int]) -> dict[str, dict[str, int]]:
-    """Limits given in chips, stored in units."""
+def _limits(**areas: tuple[float, int]) -> dict[str, dict[str, int]]:
+    """Limits given in chips (cents allowed), stored in units."""
     return {
-        area: {"min": lo * UNITS_PER_CHIP, "max": hi * UNITS_PER_CHIP}
-        for area, (lo, hi) in areas.items()
+        area: {"min": chip_units(lo), "max": chip_units(hi)} for area, (lo, hi) in areas.items()
     }
 
 
@@ -62,7 +61,8 @@ SOCIAL: dict[str, Any] = {
         player_pair=(1, 500),
         banker_pair=(1, 500),
     ),
-    "max_bet": 10_000 * UNITS_PER_CHIP,
+    # The most a legal slip can hold: PLAYER (or BANKER) 5,000 + TIE 500 + both PAIRS 500.
+    "max_bet": 6_500 * UNITS_PER_CHIP,
     "squeeze_threshold": 1_000 * UNITS_PER_CHIP,
     "decision_timeout": 30,
 }
@@ -72,11 +72,12 @@ CLASSIC: dict[str, Any] = {
     "slug": "baccarat-classic",
     "position": 2,
     "decks": 8,
-    "chips": [1, 5, 10, 50, 100],
+    # Cent bets, as seed 001 takes euro cents: 0.10 up on PLAYER and BANKER.
+    "chips": [0.1, 0.5, 1, 5, 25, 100],
     "pays": CLASSIC_PAYS,
     "limits": _limits(
-        player=(10, 20_000),
-        banker=(10, 20_000),
+        player=(0.1, 20_000),
+        banker=(0.1, 20_000),
         tie=(10, 2_000),
         player_pair=(10, 2_000),
         banker_pair=(10, 2_000),

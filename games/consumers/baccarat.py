@@ -72,7 +72,10 @@ def reveal_steps(rnd: Round, *, table: Table, squeeze: str | None = None) -> lis
     peels = {} if pair_only else presenter.squeeze_peels(rnd, squeeze)
     for i, (slot, code) in enumerate(order):
         if pair_only and i == 4:
-            steps.append(_open_cards(rnd, order[4:], shown=len(order), name="skip"))
+            # Only PAIRs were bet: they are settled on the first four cards, so
+            # the third cards open at once and the result follows with no pause.
+            skip = _open_cards(rnd, order[4:], shown=len(order), name="skip")
+            steps.append(RevealStep(skip.name, skip.html, Pause.NONE))
             break
         peel = peels.get(slot)
         if peel is not None:

@@ -5,6 +5,7 @@ reveal render."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -171,6 +172,7 @@ def slip_limits_json(limits: BetLimits, balance: int) -> str:
         {
             "areas": {area: [low, high] for area, (low, high) in limits.areas.items()},
             "max_bet": limits.max_bet,
+            "step": limits.step,
             "balance": balance,
         },
         separators=(",", ":"),
@@ -243,8 +245,45 @@ def derived_cells(cells: Sequence[Any]) -> list[RoadCell]:
     return [RoadCell(f"d-{c.colour}", _area(c)) for c in cells]
 
 
+ASK_MARKS = {"player": "P", "banker": "B"}
+
+
+def ask_cells(window: RoadWindow, road: str) -> list[RoadCell]:
+    """The hidden marks one more PLAYER or BANKER win would add to ``road``
+    (shown, blinking, while "Ask P" / "Ask B" is pressed: static/js/roads.js).
+
+    Their classes start with ``ask-mark``, never ``bead`` or ``ring``, so
+    they are not counted as marks of the road."""
+    out = []
+    for side, marks in window.ask.items():
+        cell = marks.get(road)
+        if cell is None:
+            continue
+        if road == "bead_plate":
+            css = f"ask-mark ask-mark-{side} ask-bead w-{side}"
+            out.append(RoadCell(css, _area(cell), ASK_MARKS[side]))
+        elif road == "big_road":
+            out.append(RoadCell(f"ask-mark ask-mark-{side} ask-ring w-{side}", _area(cell)))
+        else:
+            out.append(RoadCell(f"ask-mark ask-mark-{side} d-{cell.colour}", _area(cell)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class AskButton:
+    """An Ask button and the derived marks it would add (shown on the button)."""
+
+    side: str
+    label: str
+    marks: list[tuple[str, str]]  # (road class: eye | small | roach, colour)
+
+
+DERIVED_CLASSES = (("big_eye_boy", "eye"), ("small_road", "small"), ("cockroach_pig", "roach"))
+
+
 class RoadsView:
-    """A road window laid out for the template."""
+    """A road window laid out for the template: each road's marks followed by
+    its hidden ask marks."""
 
     def __init__(self, window: RoadWindow) -> None:
         self.window = window
@@ -255,24 +294,29 @@ class RoadsView:
         self.bead_plate = window.bead_plate
         self.big_road = window.big_road
         self.derived = window.derived
-        self.bead_cells = bead_cells(window.bead_plate.cells)
-        self.big_cells = big_road_cells(window.big_road.cells)
+        self.bead_cells = bead_cells(window.bead_plate.cells) + ask_cells(window, "bead_plate")
+        self.big_cells = big_road_cells(window.big_road.cells) + ask_cells(window, "big_road")
+        self.big_eye_boy = self._derived("big_eye_boy")
+        self.small_road = self._derived("small_road")
+        self.cockroach_pig = self._derived("cockroach_pig")
+        self.ask_buttons = [
+            AskButton(
+                side,
+                _("Ask P") if side == "player" else _("Ask B"),
+                [
+                    (css, marks[name].colour)
+                    for name, css in DERIVED_CLASSES
+                    if marks.get(name) is not None
+                ],
+            )
+            for side, marks in window.ask.items()
+        ]
 
     def _derived(self, name: str) -> list[RoadCell]:
         road = self.window.derived.get(name)
-        return derived_cells(road.cells) if road is not None else []
-
-    @property
-    def big_eye_boy(self) -> list[RoadCell]:
-        return self._derived("big_eye_boy")
-
-    @property
-    def small_road(self) -> list[RoadCell]:
-        return self._derived("small_road")
-
-    @property
-    def cockroach_pig(self) -> list[RoadCell]:
-        return self._derived("cockroach_pig")
+        if road is None:
+            return []
+        return derived_cells(road.cells) + ask_cells(self.window, name)
 
 
 # ------------------------------------------------------------- the squeeze
@@ -458,9 +502,16 @@ def percent(value: Fraction) -> str:
 
 
 def rules_context(
-    *, table: Table, version: TableVersion, limits: BetLimits, returns: Mapping[str, Fraction]
+    *,
+    table: Table,
+    version: TableVersion,
+    limits: BetLimits,
+    returns: Mapping[str, Fraction],
+    generated_at: dt.datetime,
 ) -> dict[str, Any]:
-    """The rules page: this table's paytable, limits and each bet's exact RTP."""
+    """The rules page: this table's paytable, limits and each bet's exact RTP,
+    stamped with the paytable version (number, id, when it was made) and the
+    time the page was generated, so a saved or printed copy says what it shows."""
     rows = [
         {
             "area": area,
@@ -473,7 +524,13 @@ def rules_context(
         for area in AREAS
         if area in limits.areas
     ]
-    return {"table": table, "version": version, "rows": rows, "limits": limits}
+    return {
+        "table": table,
+        "version": version,
+        "rows": rows,
+        "limits": limits,
+        "generated_at": generated_at,
+    }
 
 
 def fairness_context(
@@ -548,10 +605,35 @@ def placed_context(
     }
 
 
+@dataclass(frozen=True)
+class AreaOutcome:
+    """What one staked area did this round: won (paid back ``returned``, stake
+    included), push (the stake back) or lost."""
+
+    area: str
+    kind: str  # "won" | "push" | "lost"
+    staked: int
+    returned: int
+
+
+def area_outcomes(rnd: Round) -> list[AreaOutcome]:
+    out = []
+    for area in AREAS:
+        staked = int(rnd.bets.get(area) or 0)
+        if not staked:
+            continue
+        returned = int(rnd.returns.get(area) or 0)
+        kind = "won" if returned > staked else "push" if returned == staked else "lost"
+        out.append(AreaOutcome(area, kind, staked, returned))
+    return out
+
+
 def deal_context(rnd: Round) -> dict[str, Any]:
-    """The reveal's first step: cards face down, stakes taken, nothing paid yet."""
+    """The reveal's first step: cards face down, stakes taken, nothing paid yet
+    (and last round's results taken off the bet areas)."""
     after_stakes = rnd.balance_before - rnd.total_bet
     return {
+        "area_names": [area for area in AREAS if area in rnd.version.pays],
         "board": board_view(rnd, shown=0),
         "balance": after_stakes,
         "payout": 0,
@@ -588,6 +670,7 @@ def result_context(rnd: Round, *, table: Table, roads: RoadWindow) -> dict[str, 
     """The reveal's last step: banner, PAYOUT, balance, roads and score history."""
     return {
         "result": result_view(rnd),
+        "outcomes": area_outcomes(rnd),
         "balance": rnd.balance_after,
         "header_balance": rnd.balance_after,
         "payout": rnd.total_return,

@@ -55,45 +55,62 @@ def card_face(slot: str, code: str, *, fresh: bool = False) -> CardFace:
 
 @dataclass(frozen=True)
 class ChipView:
-    base: int  # chip value before the multiplier
-    value: int  # in chips, multiplier applied
+    base: Decimal  # chip value before the multiplier, in chips (0.1, 5, 100)
+    value: Decimal  # in chips, multiplier applied
     label: str
     colour: int
     selected: bool = False
+    units: int = 0  # the value in minor units
 
 
-def chip_label(value: int) -> str:
-    """A chip's face: 5, 50, 1K, 10K, 1M."""
+def chip_value(chip: Any) -> Decimal:
+    """A stored chip value (0.1, 5, "25") as an exact Decimal without trailing zeros."""
+    value = Decimal(str(chip))
+    return value.quantize(Decimal(1)) if value == value.to_integral_value() else value.normalize()
+
+
+def _plain(value: Decimal) -> str:
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def chip_label(value: Any) -> str:
+    """A chip's face: 0.1, 5, 50, 1K, 2.5K, 10K, 1M."""
+    value = chip_value(value)
     if value >= 1_000_000 and value % 100_000 == 0:
-        return f"{value / 1_000_000:g}M"
+        return _plain(value / 1_000_000) + "M"
     if value >= 1_000 and value % 100 == 0:
-        return f"{value / 1_000:g}K"
-    return f"{value:,}"
+        return _plain(value / 1_000) + "K"
+    return f"{value:,f}"
 
 
-def denominations(chips: Sequence[int]) -> list[int]:
+def denominations(chips: Sequence[Any]) -> list[Decimal]:
     """Every chip value the rack can show, multipliers included, smallest first."""
-    return sorted({chip * mult for chip in chips for mult in MULTIPLIERS})
+    return sorted({chip_value(chip_value(chip) * mult) for chip in chips for mult in MULTIPLIERS})
 
 
-def chip_views(chips: Sequence[int]) -> list[ChipView]:
+def chip_views(chips: Sequence[Any]) -> list[ChipView]:
     denoms = denominations(chips)
-    return [
-        ChipView(
-            base=chip,
-            value=chip,
-            label=chip_label(chip),
-            colour=denoms.index(chip) % CHIP_COLOURS,
-            selected=i == 0,
+    views = []
+    for i, chip in enumerate(chips):
+        value = chip_value(chip)
+        views.append(
+            ChipView(
+                base=value,
+                value=value,
+                label=chip_label(value),
+                colour=denoms.index(value) % CHIP_COLOURS,
+                selected=i == 0,
+                units=int(value * UNITS_PER_CHIP),
+            )
         )
-        for i, chip in enumerate(chips)
-    ]
+    return views
 
 
-def chip_stack(chips: Sequence[int], amount: int) -> list[ChipView]:
+def chip_stack(chips: Sequence[Any], amount: int) -> list[ChipView]:
     """The largest chips that make up ``amount`` units, at most STACK_SHOWN of them."""
     denoms = denominations(chips)
-    left = amount // UNITS_PER_CHIP
+    left = Decimal(amount) / UNITS_PER_CHIP
     stack: list[ChipView] = []
     for value in reversed(denoms):
         while left >= value and len(stack) < STACK_SHOWN:

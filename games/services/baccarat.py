@@ -10,7 +10,7 @@ transaction. The websocket reveal that follows only shows the stored round.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -26,7 +26,7 @@ from games.display import format_chips
 from games.errors import BetRefused, GameError, InsufficientChips
 from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Profile, Round, Table, TableVersion
-from games.money import decimal_pays
+from games.money import bet_step, decimal_pays
 from games.services import rounds
 from games.services.push import baccarat_group, push
 from games.services.rounds import round_max_bet
@@ -34,7 +34,8 @@ from games.services.wallet import Posting
 
 SIDES = ("player", "banker")
 PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
-SETTINGS_FIELDS = ("sound", "effects", "music", "history_panel", "fast_play")
+SETTINGS_FIELDS = ("sound", "effects", "music", "history_panel", "fast_play")  # on / off
+SETTINGS_LEVELS = {"volume": (0, 100)}  # whole numbers within these bounds
 CLIENT_SEED_MAX = 64
 
 
@@ -51,6 +52,7 @@ class BetLimits:
     areas: Mapping[str, tuple[int, int]]  # area -> (min, max); only the areas offered
     max_bet: int
     personal: bool  # the MAX BET is the player's own lower limit
+    step: int = UNITS_PER_CHIP  # every stake is a multiple of this (the table's smallest chip)
 
     def area_min(self, area: str) -> int:
         return self.areas[area][0]
@@ -59,9 +61,16 @@ class BetLimits:
         return self.areas[area][1]
 
 
-def bet_limits(*, user: User, version: TableVersion, profile: Profile | None = None) -> BetLimits:
+def bet_limits(
+    *,
+    user: User,
+    version: TableVersion,
+    profile: Profile | None = None,
+    chips: Sequence[Any] = (),
+) -> BetLimits:
     """The limits of a round played now under ``version`` by ``user``
-    (``profile``: the player's, when the caller has read it already).
+    (``profile``: the player's, when the caller has read it already) at a
+    table with these ``chips`` (their values set the step of a stake).
 
     An area is offered when the paytable pays it; a missing limit falls back
     to one chip and the round's MAX BET.
@@ -76,7 +85,7 @@ def bet_limits(*, user: User, version: TableVersion, profile: Profile | None = N
             int(limit.get("min") or UNITS_PER_CHIP),
             int(limit.get("max") or version.max_bet),
         )
-    return BetLimits(areas=areas, max_bet=max_bet, personal=personal)
+    return BetLimits(areas=areas, max_bet=max_bet, personal=personal, step=bet_step(chips))
 
 
 def _label(area: str) -> str:
@@ -115,6 +124,15 @@ def _balance_refusal(total: int, balance: int) -> InsufficientChips:
     )
 
 
+def _step_refusal(step: int) -> BetRefused:
+    if step == UNITS_PER_CHIP:
+        return BetRefused(_("Bets are made in whole chips."), code="chips")
+    return BetRefused(
+        _("Bets are made in steps of %(step)s chips.") % {"step": format_chips(step)},
+        code="chips",
+    )
+
+
 def _both_sides_refusal() -> BetRefused:
     return BetRefused(
         _("PLAYER and BANKER cannot both be bet in the same round."), code="both_sides"
@@ -130,9 +148,9 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> d
     for area, amount in bets.items():
         _check_area(area, limits)
         if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-            raise BetRefused(_("Bets are made in whole chips."), code="chips")
-        if amount % UNITS_PER_CHIP:
-            raise BetRefused(_("Bets are made in whole chips."), code="chips")
+            raise _step_refusal(limits.step)
+        if amount % limits.step:
+            raise _step_refusal(limits.step)
         if amount:
             stakes[area] = amount
     if not stakes:
@@ -181,7 +199,7 @@ def fit_bets(
             continue
         low, high = limits.areas[area]
         fitted = min(amount, high, room - total)
-        fitted -= fitted % UNITS_PER_CHIP
+        fitted -= fitted % limits.step
         if fitted != amount:
             capped = True
         if fitted < low or fitted <= 0:
@@ -299,7 +317,7 @@ class BaccaratDealer:
         profile: Profile,
         balance: int,
     ) -> dict[str, int]:
-        limits = bet_limits(user=user, version=version, profile=profile)
+        limits = bet_limits(user=user, version=version, profile=profile, chips=table.chips)
         return check_bets(bets=self.bets, limits=limits, balance=balance)
 
     def deal(
@@ -393,14 +411,32 @@ def change_client_seed(*, user: User, client_seed: str) -> str:
     return seed
 
 
+def _level(field: str, raw: object) -> int:
+    """A level setting (the volume) as sent by a slider: a whole number within bounds."""
+    low, high = SETTINGS_LEVELS[field]
+    text = str(raw).strip()
+    if not (text.isascii() and text.isdigit() and low <= int(text) <= high):
+        raise GameError(
+            _("The volume is a whole number from %(low)s to %(high)s.")
+            % {"low": low, "high": high},
+            code="setting",
+        )
+    return int(text)
+
+
 @transaction.atomic
-def save_settings(*, user: User, values: Mapping[str, bool]) -> Profile:
+def save_settings(*, user: User, values: Mapping[str, bool | int | str]) -> Profile:
     """Store the player's sound / effects / music / history panel / fast play
-    (for every game). Open tables pick up a fast-play change at once."""
+    and volume (for every game). Open tables pick up a fast-play change at once.
+
+    A level out of bounds raises ``GameError`` before anything is written.
+    """
+    levels = {f: _level(f, values[f]) for f in SETTINGS_LEVELS if f in values}
     profile = Profile.objects.select_for_update().get(user=user)
-    changed = [f for f in SETTINGS_FIELDS if f in values and getattr(profile, f) != values[f]]
+    wanted = {f: bool(values[f]) for f in SETTINGS_FIELDS if f in values} | levels
+    changed = [f for f, v in wanted.items() if getattr(profile, f) != v]
     for field in changed:
-        setattr(profile, field, bool(values[field]))
+        setattr(profile, field, wanted[field])
     if changed:
         profile.save(update_fields=changed)
     if "fast_play" in changed:

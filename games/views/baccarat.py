@@ -19,6 +19,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -27,8 +28,10 @@ from games.baccarat.rules import AREAS
 from games.errors import BetRefused, GameError
 from games.models import UNITS_PER_CHIP, Table
 from games.presenters import baccarat as presenter
+from games.presenters import table_history as table_history_presenter
 from games.presenters.common import truthy
 from games.selectors import roads as road_selectors
+from games.selectors import table_history as table_history_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
@@ -64,7 +67,9 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
         return redirect("lobby")
     account = account_for(request.user)
     version = current_version(table)
-    limits = service.bet_limits(user=request.user, version=version, profile=account.profile)
+    limits = service.bet_limits(
+        user=request.user, version=version, profile=account.profile, chips=table.chips
+    )
     last = road_selectors.latest_round(user=request.user, table=table)
     visit = squeeze_state.new_visit()  # a clip watched on an earlier render no longer counts
     state = squeeze_state.load(request, table)
@@ -144,7 +149,9 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
     if not request.htmx:
         return redirect(table.get_absolute_url())
     rnd = placed.round
-    limits = service.bet_limits(user=request.user, version=rnd.version, profile=placed.profile)
+    limits = service.bet_limits(
+        user=request.user, version=rnd.version, profile=placed.profile, chips=table.chips
+    )
     state = squeeze_state.load(request, table)
     context = presenter.placed_context(
         table=table,
@@ -173,12 +180,17 @@ def roads(request: PlayerRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def rules(request: PlayerRequest, slug: str) -> HttpResponse:
-    """Rules, this table's current paytable and limits, and each bet's exact RTP."""
+    """Rules, this table's current paytable (its version) and limits, each bet's
+    exact RTP, and when the page was generated (seed 001 stamps its rules so)."""
     table = baccarat_table(slug)
     version = current_version(table)
-    limits = service.bet_limits(user=request.user, version=version)
+    limits = service.bet_limits(user=request.user, version=version, chips=table.chips)
     context = presenter.rules_context(
-        table=table, version=version, limits=limits, returns=service.table_rtp(version)
+        table=table,
+        version=version,
+        limits=limits,
+        returns=service.table_rtp(version),
+        generated_at=timezone.now(),
     )
     return render(request, "baccarat/rules.html", context)
 
@@ -209,32 +221,61 @@ def client_seed(request: PlayerRequest, slug: str) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def settings_view(request: PlayerRequest) -> HttpResponse:
-    """The player's settings for every game: sound, effects, music, history panel, fast play.
+    """The player's settings for every game: sound, effects, music, history panel, fast play,
+    volume.
 
     A full form posts every checkbox; a single toggle (the history panel's
-    close button) posts ``field`` and ``value``.
+    close button, the table's mute button and volume slider) posts ``field``
+    and ``value``.
     """
     profile = profile_for(request.user)
     saved = False
+    error = ""
     if request.method == "POST":
         field_name = request.POST.get("field")
+        values: dict[str, bool | str]
         if field_name in service.SETTINGS_FIELDS:
             values = {field_name: truthy(request.POST.get("value"))}
+        elif field_name in service.SETTINGS_LEVELS:  # the table's volume slider
+            values = {field_name: request.POST.get("value", "")}
         else:
             values = {f: truthy(request.POST.get(f)) for f in service.SETTINGS_FIELDS}
-        profile = service.save_settings(user=request.user, values=values)
-        saved = True
+        try:
+            profile = service.save_settings(user=request.user, values=values)
+            saved = True
+        except GameError as exc:
+            error = exc.message
         if not request.htmx:
-            messages.success(request, _("Your settings have been saved."))
+            if error:
+                messages.error(request, error)
+            else:
+                messages.success(request, _("Your settings have been saved."))
             target = request.POST.get("next", "")
             if not url_has_allowed_host_and_scheme(
                 target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
             ):
                 target = reverse("baccarat_settings")
             return redirect(target)
-    context = {"profile": profile, "saved": saved, "oob": request.htmx}
+    context = {"profile": profile, "saved": saved, "error": error, "oob": request.htmx}
     if request.htmx:
         form = render_to_string("baccarat/settings.html#settings_form", context, request=request)
         prefs = presenter.fragment("prefs", {"profile": profile, "oob": True})
         return HttpResponse(form + prefs)
     return render(request, "baccarat/settings.html", context)
+
+
+@login_required
+@require_GET
+def table_history(request: PlayerRequest, slug: str) -> HttpResponse:
+    """The settings menu's "Game history": the player's last rounds at this
+    table, each linking to its round page (a panel for htmx, a page otherwise)."""
+    table = baccarat_table(slug)
+    rounds = table_history_selectors.recent_rounds(user=request.user, table=table)
+    context = {
+        "table": table,
+        "rows": table_history_presenter.history_rows(rounds),
+        "shown": table_history_selectors.HISTORY_SHOWN,
+    }
+    if request.htmx:
+        return render(request, "baccarat/table_history.html#panel", context)
+    return render(request, "baccarat/table_history.html", context)

@@ -40,10 +40,53 @@
     if (evt.target.matches(".chip-pick input")) sound.play("click");
   });
 
-  // Fragments pushed by the websocket: sounds, and the end of a round.
+  // Cards slide out of the shoe: the first four face down as the round is
+  // dealt (P, B, P, B), the third cards face up as they open. Fast play and
+  // fast-forward shorten the slide; prefers-reduced-motion turns it off.
+  var reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)");
+
+  function fastNow() {
+    return !!document.querySelector("[data-testid=speed-normal]");
+  }
+
+  function dealFromShoe(card, delay) {
+    var shoe = document.getElementById("bac-shoe");
+    if (!card || !shoe || !card.animate || (reducedMotion && reducedMotion.matches)) return;
+    var from = shoe.getBoundingClientRect();
+    var to = card.getBoundingClientRect();
+    var dx = from.left + from.width / 2 - (to.left + to.width / 2);
+    var dy = from.top + from.height / 2 - (to.top + to.height / 2);
+    card.classList.add("dealing");
+    var slide = card.animate(
+      [
+        { transform: "translate(" + dx + "px, " + dy + "px) rotate(-24deg) scale(.55)", opacity: 0.3 },
+        { transform: "none", opacity: 1 },
+      ],
+      { duration: fastNow() ? 160 : 380, delay: delay, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" }
+    );
+    slide.onfinish = function () { card.classList.remove("dealing"); };
+  }
+
+  function dealt(html) {
+    if (html.indexOf('data-phase="revealing"') !== -1) {
+      var gap = fastNow() ? 60 : 140;
+      ["p1", "b1", "p2", "b2"].forEach(function (slot, i) {
+        dealFromShoe(document.getElementById("bac-card-" + slot), i * gap);
+      });
+      return;
+    }
+    ["p3", "b3"].forEach(function (slot) {
+      if (html.indexOf('id="bac-card-' + slot + '"') === -1) return;
+      var card = document.getElementById("bac-card-" + slot);
+      if (card && card.classList.contains("fresh")) dealFromShoe(card, 0);
+    });
+  }
+
+  // Fragments pushed by the websocket: the deal, sounds, and the end of a round.
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
     var html = evt.detail && evt.detail.message;
     if (typeof html !== "string") return;
+    dealt(html);
     sound.playFrom(html);
     if (html.indexOf('id="bac-phase"') !== -1 && html.indexOf('data-phase="done"') !== -1) {
       refreshRoadsDetail();

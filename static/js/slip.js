@@ -4,13 +4,20 @@
    sessionStorage so a reload keeps them, and sent whole with BET. Each chip
    is checked against the table's limits as it goes down, for quick
    feedback only: the server checks the whole slip again at BET and its
-   word is final. Amounts are minor units (1 chip = 100). */
+   word is final. Amounts are minor units (1 chip = 100).
+
+   After BET the stakes stay on the felt (locked) through the reveal and
+   with their results once it ends; the next chip, NEW BET or BET takes
+   them back to the rack. Chips go down by a click or tap on an area, or by
+   dragging (mouse) or swiping (touch) a chip from the rack onto one; the
+   REMOVE tool takes the last chip off an area per click. */
 (function () {
   "use strict";
 
   var UNITS = 100;
   var MULTIPLIERS = [1, 10, 100];
   var STACK_SHOWN = 5;
+  var DRAG_START = 6; // pixels a pointer moves before a press becomes a drag
 
   function newKey() {
     if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID().replace(/-/g, "");
@@ -19,32 +26,44 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
+  function pad2(n) { return (n < 10 ? "0" : "") + n; }
+
   // 1234 -> "12.34", 123400 -> "1,234": cents only when there are some.
   function formatChips(units) {
     var sign = units < 0 ? "-" : "";
     units = Math.abs(Math.round(units));
-    var whole = Math.floor(units / UNITS);
     var cents = units % UNITS;
-    var text = whole.toLocaleString("en-US");
-    if (cents) text += "." + (cents < 10 ? "0" : "") + cents;
-    return sign + text;
+    var text = Math.floor(units / UNITS).toLocaleString("en-US");
+    return sign + text + (cents ? "." + pad2(cents) : "");
   }
 
   // The number a form field carries: chips, with cents when there are some.
   function chipsField(units) {
     if (!units) return "";
     var cents = units % UNITS;
-    return Math.floor(units / UNITS) + (cents ? "." + (cents < 10 ? "0" : "") + cents : "");
+    return Math.floor(units / UNITS) + (cents ? "." + pad2(cents) : "");
   }
 
-  function chipLabel(value) {
-    if (value >= 1000000 && value % 100000 === 0) return value / 1000000 + "M";
-    if (value >= 1000 && value % 100 === 0) return value / 1000 + "K";
-    return value.toLocaleString("en-US");
+  // A chip's face from its value in units: 0.1, 5, 1K, 2.5K, 1M.
+  function chipLabel(units) {
+    var chips = units / UNITS;
+    if (chips >= 1000000 && chips % 100000 === 0) return chips / 1000000 + "M";
+    if (chips >= 1000 && chips % 100 === 0) return chips / 1000 + "K";
+    if (units % UNITS) return String(Math.round(units) / UNITS);
+    return chips.toLocaleString("en-US");
   }
 
   function fill(template, values) {
     return (template || "").replace(/%\((\w+)\)s/g, function (_, name) { return values[name]; });
+  }
+
+  function sum(list) {
+    return list.reduce(function (a, b) { return a + b; }, 0);
+  }
+
+  function readJson(id) {
+    var el = document.getElementById(id);
+    try { return JSON.parse(el ? el.textContent : "{}") || {}; } catch (e) { return {}; }
   }
 
   function BetSlip(form) {
@@ -53,35 +72,54 @@
     this.chips = Array.prototype.map.call(form.querySelectorAll("[data-slip-chip]"), function (input) {
       return Number(input.dataset.slipChip);
     });
-    var saved = null;
-    try { saved = JSON.parse(window.sessionStorage.getItem(this.storageKey) || "null"); } catch (e) { saved = null; }
-    saved = saved || {};
-    this.bets = {};
+    var saved = {};
+    try { saved = JSON.parse(window.sessionStorage.getItem(this.storageKey) || "null") || {}; } catch (e) { saved = {}; }
     var areas = this.limits().areas || {};
-    for (var area in saved.bets || {}) {
-      var amount = Number(saved.bets[area]);
-      if (areas[area] && amount > 0 && Math.floor(amount) === amount) this.bets[area] = amount;
+    this.stacks = {};
+    for (var area in saved.stacks || {}) {
+      var stack = (saved.stacks[area] || []).filter(function (v) { return Number.isInteger(v) && v > 0; });
+      if (areas[area] && stack.length) this.stacks[area] = stack;
     }
     this.key = typeof saved.key === "string" && saved.key ? saved.key : newKey();
     this.chip = this.chips.indexOf(saved.chip) !== -1 ? saved.chip : this.chips[0];
     this.mult = MULTIPLIERS.indexOf(saved.mult) !== -1 ? saved.mult : 1;
+    this.placed = null; // the stakes of the round just bet: shown until the next bet starts
+    this.removing = false;
   }
 
-  BetSlip.prototype.limits = function () {
-    var el = document.getElementById("bac-slip-limits");
-    try { return JSON.parse(el ? el.textContent : "{}"); } catch (e) { return {}; }
+  BetSlip.prototype.limits = function () { return readJson("bac-slip-limits"); };
+
+  BetSlip.prototype.bets = function () {
+    var out = {};
+    for (var area in this.stacks) {
+      var amount = sum(this.stacks[area]);
+      if (amount) out[area] = amount;
+    }
+    return out;
   };
 
-  BetSlip.prototype.total = function () {
-    var sum = 0;
-    for (var area in this.bets) sum += this.bets[area];
-    return sum;
+  // What BET sends: the slip being built, or (when it is empty) the stakes on the felt again.
+  BetSlip.prototype.toSend = function () {
+    var bets = this.bets();
+    if (!Object.keys(bets).length && this.placed) return Object.assign({}, this.placed);
+    return bets;
+  };
+
+  BetSlip.prototype.total = function (bets) {
+    var all = 0;
+    for (var area in bets) all += bets[area];
+    return all;
+  };
+
+  BetSlip.prototype.revealing = function () {
+    var phase = document.getElementById("bac-phase");
+    return !!phase && phase.dataset.phase === "revealing";
   };
 
   BetSlip.prototype.save = function () {
     try {
       window.sessionStorage.setItem(this.storageKey, JSON.stringify({
-        key: this.key, bets: this.bets, chip: this.chip, mult: this.mult,
+        key: this.key, stacks: this.stacks, chip: this.chip, mult: this.mult,
       }));
     } catch (e) { /* private mode: the slip still works for this page */ }
   };
@@ -123,44 +161,95 @@
     return "";
   };
 
-  BetSlip.prototype.add = function (area) {
-    var next = Object.assign({}, this.bets);
-    next[area] = (next[area] || 0) + this.chip * this.mult * UNITS;
+  // The stakes of the last round go back to the rack; a new slip starts.
+  BetSlip.prototype.startNew = function () {
+    if (!this.placed) return;
+    this.placed = null;
+    document.querySelectorAll(".area-outcome").forEach(function (el) {
+      el.classList.remove("show", "outcome-won", "outcome-lost", "outcome-push");
+      el.removeAttribute("data-outcome");
+      el.textContent = "";
+    });
+  };
+
+  BetSlip.prototype.add = function (area, value) {
+    if (this.revealing()) return false;
+    if (this.removing) return this.takeOff(area);
+    this.startNew();
+    var units = (value || this.chip) * this.mult;
+    var next = this.bets();
+    next[area] = (next[area] || 0) + units;
     var why = this.refusal(next);
     if (why) {
       this.message("error", why);
+      this.render();
       return false;
     }
-    this.bets = next;
+    (this.stacks[area] = this.stacks[area] || []).push(units);
+    this.message("", "");
+    this.render();
+    return true;
+  };
+
+  BetSlip.prototype.takeOff = function (area) {
+    var stack = this.stacks[area];
+    if (!stack || !stack.length) return false;
+    stack.pop();
+    if (!stack.length) delete this.stacks[area];
     this.message("", "");
     this.render();
     return true;
   };
 
   BetSlip.prototype.clear = function () {
-    this.bets = {};
+    if (this.revealing()) return;
+    this.stacks = {};
     this.message("", "");
     this.render();
   };
 
+  // NEW BET: the felt is cleared (the slip and the last round's stakes); REBET is kept.
+  BetSlip.prototype.newBet = function () {
+    if (this.revealing()) return;
+    this.startNew();
+    this.clear();
+  };
+
+  BetSlip.prototype.asStacks = function (bets) {
+    var denoms = this.denominations().slice().reverse();
+    var out = {};
+    for (var area in bets) {
+      var left = bets[area];
+      var stack = [];
+      denoms.forEach(function (value) {
+        while (left >= value) { stack.push(value); left -= value; }
+      });
+      if (left > 0) stack.push(left);
+      out[area] = stack.reverse();
+    }
+    return out;
+  };
+
   BetSlip.prototype.rebet = function (which) {
-    var el = document.getElementById("bac-rebet");
-    var data = {};
-    try { data = JSON.parse(el ? el.textContent : "{}"); } catch (e) { data = {}; }
-    var bets = data[which] || {};
+    if (this.revealing()) return;
+    var data = readJson("bac-rebet");
     if (!Object.keys(data.once || {}).length) {
       this.message("error", this.form.dataset.msgNoRebet);
       return;
     }
-    this.bets = Object.assign({}, bets);
-    this.message(data[which + "_capped"] ? "note" : "", data[which + "_capped"] ? this.form.dataset.msgCapped : "");
+    this.startNew();
+    this.stacks = this.asStacks(data[which] || {});
+    var capped = data[which + "_capped"];
+    this.message(capped ? "note" : "", capped ? this.form.dataset.msgCapped : "");
     this.render();
   };
 
-  // BET was answered with a round: the slip is spent; the next one gets a new key.
-  BetSlip.prototype.spent = function () {
-    this.bets = {};
+  // BET was answered with a round: its stakes stay on the felt; the next slip gets a new key.
+  BetSlip.prototype.spent = function (sent) {
+    this.placed = sent;
+    this.stacks = {};
     this.key = newKey();
+    this.removing = false;
     this.render();
   };
 
@@ -177,30 +266,57 @@
     return out.sort(function (a, b) { return a - b; });
   };
 
-  // The largest chips that make up ``units``, at most STACK_SHOWN of them.
-  BetSlip.prototype.stack = function (units) {
+  // The chips drawn on an area: its own chips (the last STACK_SHOWN), or the
+  // largest chips that make up an amount (the stakes of a round already bet).
+  BetSlip.prototype.discs = function (area) {
     var denoms = this.denominations();
-    var left = Math.floor(units / UNITS);
-    var out = [];
-    for (var i = denoms.length - 1; i >= 0 && out.length < STACK_SHOWN; i--) {
-      while (left >= denoms[i] && out.length < STACK_SHOWN) {
-        out.push(denoms[i]);
-        left -= denoms[i];
-      }
+    var values;
+    if (this.placed && !Object.keys(this.stacks).length) {
+      values = (this.asStacks({ x: this.placed[area] || 0 }).x || []);
+    } else {
+      values = this.stacks[area] || [];
     }
-    return out.reverse().map(function (value) { return { value: value, colour: denoms.indexOf(value) % 8 }; });
+    return values.slice(-STACK_SHOWN).map(function (value) {
+      var at = denoms.indexOf(value);
+      return { value: value, colour: (at < 0 ? 0 : at) % 8 };
+    });
+  };
+
+  // The most one more chip could add anywhere, and the least an area takes.
+  BetSlip.prototype.room = function () {
+    var limits = this.limits();
+    var bets = this.placed && !Object.keys(this.stacks).length ? {} : this.bets();
+    var total = this.total(bets);
+    var left = Math.min(limits.max_bet - total, limits.balance - total);
+    var most = 0;
+    var least = Infinity;
+    for (var area in limits.areas || {}) {
+      var range = limits.areas[area];
+      least = Math.min(least, range[0]);
+      if ((area === "player" && bets.banker) || (area === "banker" && bets.player)) continue;
+      most = Math.max(most, Math.min(range[1] - (bets[area] || 0), left));
+    }
+    return { most: most, least: least === Infinity ? 0 : least };
   };
 
   BetSlip.prototype.render = function () {
     var self = this;
+    var building = this.bets();
+    var shown = Object.keys(building).length || !this.placed ? building : this.placed;
+    var sending = this.toSend();
+    var locked = !!this.placed && !Object.keys(building).length;
+    this.form.classList.toggle("slip-locked", locked);
+    this.form.classList.toggle("removing", this.removing);
     this.form.querySelectorAll("[data-slip-amount]").forEach(function (input) {
-      input.value = chipsField(self.bets[input.dataset.slipAmount] || 0);
+      input.value = chipsField(sending[input.dataset.slipAmount] || 0);
     });
     this.form.querySelectorAll("[data-slip-stack]").forEach(function (box) {
-      var amount = self.bets[box.dataset.slipStack] || 0;
+      var area = box.dataset.slipStack;
+      var amount = shown[area] || 0;
       box.classList.toggle("has-bet", amount > 0);
+      box.closest(".area").classList.toggle("staked", amount > 0);
       var pile = box.querySelector(".stack");
-      pile.replaceChildren.apply(pile, self.stack(amount).map(function (chip, i) {
+      pile.replaceChildren.apply(pile, self.discs(area).map(function (chip, i) {
         var disc = document.createElement("span");
         disc.className = "chip chip-c" + chip.colour;
         disc.style.setProperty("--i", i);
@@ -210,38 +326,138 @@
       box.querySelector(".area-amount").textContent = amount ? formatChips(amount) : "";
     });
     var denoms = this.denominations();
+    var room = this.room();
     this.form.querySelectorAll("[data-slip-chip]").forEach(function (input) {
       var base = Number(input.dataset.slipChip);
+      var value = base * self.mult;
       input.checked = base === self.chip;
       var face = input.parentElement.querySelector(".chip");
-      face.textContent = chipLabel(base * self.mult);
-      face.className = "chip chip-c" + (denoms.indexOf(base * self.mult) % 8);
+      face.textContent = chipLabel(value);
+      face.className = "chip chip-c" + (denoms.indexOf(value) % 8);
+      var unavailable = value > room.most || value < room.least;
+      input.parentElement.classList.toggle("unavailable", unavailable);
+      input.parentElement.setAttribute("aria-disabled", unavailable ? "true" : "false");
     });
     var mult = this.form.querySelector("[data-slip-mult]");
     if (mult) mult.textContent = "×" + this.mult;
+    var remove = this.form.querySelector("[data-slip-remove]");
+    if (remove) remove.setAttribute("aria-pressed", this.removing ? "true" : "false");
     var key = this.form.querySelector("[data-slip-key]");
     if (key) key.value = this.key;
-    var total = this.total();
+    var total = this.total(shown);
     var totalEl = document.getElementById("bac-bet-total");
     if (totalEl) {
       totalEl.dataset.total = String(total);
       totalEl.textContent = formatChips(total);
     }
-    var toggle = document.getElementById("bac-squeeze-toggle");
-    if (toggle) {
-      var unlocked = toggle.dataset.byPromo === "1" || total >= Number(toggle.dataset.threshold || 0);
-      toggle.dataset.unlocked = unlocked ? "1" : "0";
-      toggle.classList.toggle("unlocked", unlocked);
-      toggle.classList.toggle("locked", !unlocked);
-      var lock = toggle.querySelector(".squeeze-lock");
-      if (lock && toggle.dataset.byPromo !== "1") {
-        lock.textContent = unlocked ? lock.dataset.unlockedText : lock.dataset.lockedText;
-      }
-    }
+    this.renderSqueeze(sending);
+    this.renderArrows();
     this.save();
   };
 
-  // A table's slip in sessionStorage: it survives a reload of the tab, not a new tab.
+  // The SQUEEZE toggle says plainly whether the squeeze is there this round, and why.
+  BetSlip.prototype.renderSqueeze = function (bets) {
+    var toggle = document.getElementById("bac-squeeze-toggle");
+    if (!toggle) return;
+    var total = this.total(bets);
+    var byPromo = toggle.dataset.byPromo === "1";
+    var unlocked = byPromo || total >= Number(toggle.dataset.threshold || 0);
+    var side = !!(bets.player || bets.banker);
+    var on = toggle.dataset.on === "1";
+    toggle.dataset.unlocked = unlocked ? "1" : "0";
+    toggle.classList.toggle("unlocked", unlocked);
+    toggle.classList.toggle("locked", !unlocked);
+    var state = toggle.querySelector(".squeeze-state");
+    if (state) state.textContent = unlocked ? (on ? state.dataset.onText : state.dataset.offText) : "";
+    var lock = toggle.querySelector(".squeeze-lock");
+    if (!lock) return;
+    var d = toggle.dataset;
+    if (!unlocked) lock.textContent = d.textLocked;
+    else if (total && !side) lock.textContent = d.textSide;
+    else if (byPromo && !on) lock.textContent = d.textPromo;
+    else lock.textContent = on ? d.textOn : d.textOff;
+  };
+
+  // Arrows on the rack when it holds more chips than fit.
+  BetSlip.prototype.renderArrows = function () {
+    var strip = this.form.querySelector("[data-rack-chips]");
+    if (!strip) return;
+    var more = strip.scrollWidth > strip.clientWidth + 2;
+    this.form.querySelectorAll("[data-rack-scroll]").forEach(function (arrow) {
+      var dir = Number(arrow.dataset.rackScroll);
+      arrow.hidden = !more;
+      arrow.disabled = dir < 0 ? strip.scrollLeft <= 0
+        : strip.scrollLeft + strip.clientWidth >= strip.scrollWidth - 2;
+    });
+  };
+
+  // --- dragging a chip from the rack (mouse) or swiping it (touch) ----------
+
+  function dragChips(slip) {
+    var drag = null;
+
+    function areaAt(x, y) {
+      var el = document.elementFromPoint(x, y);
+      var area = el && el.closest("[data-area]");
+      return area && slip.form.contains(area) ? area : null;
+    }
+
+    function mark(area) {
+      slip.form.querySelectorAll(".area.drop-target").forEach(function (el) {
+        if (el !== area) el.classList.remove("drop-target");
+      });
+      if (area) area.classList.add("drop-target");
+    }
+
+    slip.form.addEventListener("pointerdown", function (evt) {
+      var face = evt.target.closest("[data-chip-drag]");
+      if (!face || evt.button > 0) return;
+      drag = { face: face, value: Number(face.dataset.chipDrag), x: evt.clientX, y: evt.clientY, ghost: null, id: evt.pointerId };
+    });
+
+    document.addEventListener("pointermove", function (evt) {
+      if (!drag || evt.pointerId !== drag.id) return;
+      if (!drag.ghost) {
+        if (Math.abs(evt.clientX - drag.x) + Math.abs(evt.clientY - drag.y) < DRAG_START) return;
+        drag.ghost = drag.face.cloneNode(true);
+        drag.ghost.classList.add("chip-ghost");
+        drag.ghost.removeAttribute("data-testid");
+        document.body.appendChild(drag.ghost);
+        document.body.classList.add("dragging-chip");
+      }
+      drag.ghost.style.left = evt.clientX + "px";
+      drag.ghost.style.top = evt.clientY + "px";
+      mark(areaAt(evt.clientX, evt.clientY));
+      evt.preventDefault();
+    }, { passive: false });
+
+    function finish(evt) {
+      if (!drag || evt.pointerId !== drag.id) return;
+      var moved = drag.ghost;
+      if (moved) {
+        drag.ghost.remove();
+        document.body.classList.remove("dragging-chip");
+        var area = areaAt(evt.clientX, evt.clientY);
+        mark(null);
+        if (area && evt.type === "pointerup") {
+          slip.chip = drag.value;
+          if (slip.add(area.dataset.area) && window.CasinoSound) window.CasinoSound.play("chip");
+        }
+        // The click that follows a drag is not a chip selection.
+        var swallow = function (e) {
+          e.stopPropagation();
+          e.preventDefault();
+        };
+        slip.form.addEventListener("click", swallow, true);
+        window.setTimeout(function () { slip.form.removeEventListener("click", swallow, true); }, 50);
+        window.setTimeout(function () { slip.render(); }, 0);
+      }
+      drag = null;
+    }
+    document.addEventListener("pointerup", finish);
+    document.addEventListener("pointercancel", finish);
+  }
+
   function store(name) {
     var key = "slip:" + name;
     return {
@@ -260,28 +476,47 @@
   if (!form) return;
   var slip = new BetSlip(form);
   window.CasinoSlip.current = slip;
+  var sent = null;
 
   form.addEventListener("click", function (evt) {
     var area = evt.target.closest("[data-slip-area]");
     if (area) { slip.add(area.dataset.slipArea); return; }
     if (evt.target.closest("[data-slip-mult]")) { slip.cycleMultiplier(); return; }
     if (evt.target.closest("[data-slip-clear]")) { slip.clear(); return; }
+    if (evt.target.closest("[data-slip-new]")) { slip.newBet(); return; }
+    if (evt.target.closest("[data-slip-remove]")) { slip.removing = !slip.removing; slip.render(); return; }
+    var arrow = evt.target.closest("[data-rack-scroll]");
+    if (arrow) {
+      var strip = form.querySelector("[data-rack-chips]");
+      strip.scrollBy({ left: Number(arrow.dataset.rackScroll) * strip.clientWidth * 0.6, behavior: "smooth" });
+      return;
+    }
     var rebet = evt.target.closest("[data-slip-rebet]");
     if (rebet) slip.rebet(rebet.dataset.slipRebet);
   });
   form.addEventListener("change", function (evt) {
     if (evt.target.matches("[data-slip-chip]")) {
       slip.chip = Number(evt.target.dataset.slipChip);
+      slip.removing = false;
       slip.render();
     }
   });
+  var strip = form.querySelector("[data-rack-chips]");
+  if (strip) strip.addEventListener("scroll", function () { slip.renderArrows(); }, { passive: true });
+  window.addEventListener("resize", function () { slip.renderArrows(); });
+  dragChips(slip);
+
   // The toggle and the squeeze stage are swapped by htmx: draw the slip's state on them again.
   document.addEventListener("htmx:afterSettle", function () { slip.render(); });
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail.elt;
+    if (elt && elt.matches && elt.matches(".bet-button")) sent = slip.toSend();
+  });
   document.addEventListener("htmx:afterRequest", function (evt) {
     var elt = evt.detail.elt;
     if (!elt || !elt.matches || !elt.matches(".bet-button") || !evt.detail.successful) return;
     var text = evt.detail.xhr ? evt.detail.xhr.responseText : "";
-    if (text.indexOf('id="bac-placed"') !== -1) slip.spent();
+    if (text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
   });
   slip.render();
 })();

@@ -129,6 +129,29 @@ async def test_with_only_pair_bets_it_skips_to_the_result_after_four_cards(playe
     await communicator.disconnect()
 
 
+async def test_a_pair_only_round_opens_its_third_cards_without_the_extra_pause(player, settings):
+    """Seed 000: with only PAIR bets the third cards open at once and the result
+    follows them with no pause; the first four cards keep their pacing."""
+    settings.CASINO_REVEAL_DELAY = 0.4
+    settings.CASINO_REVEAL_FAST_DELAY = 0.4
+    communicator = await socket(player)
+    assert (await communicator.connect())[0]
+    await bet(player, player_pair=10)
+    arrived = []
+    while True:
+        message = await communicator.receive_from(timeout=5)
+        arrived.append((time.monotonic(), message))
+        if 'id="bac-phase"' in message and 'data-phase="done"' in message:
+            break
+    gaps = [later[0] - earlier[0] for earlier, later in zip(arrived, arrived[1:], strict=False)]
+    # deal, four cards, the two third cards together, the result
+    assert len(arrived) == 7
+    assert all(gap >= 0.3 for gap in gaps[:5])  # each of the first four cards is paced
+    assert gaps[5] < 0.2  # third cards -> result: no pause
+    assert len(CARD.findall(arrived[5][1])) == 2
+    await communicator.disconnect()
+
+
 async def test_another_players_socket_receives_nothing(player, make_player):
     other = await database_sync_to_async(make_player)(chips=1_000)
     mine, theirs = await socket(player), await socket(other)

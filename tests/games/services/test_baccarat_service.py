@@ -216,10 +216,15 @@ def test_it_refuses_a_bad_slip_and_takes_nothing(make_player, classic, bets, err
 
 
 def test_it_refuses_part_chips(make_player, classic):
+    """The Classic table takes cents in steps of its smallest chip (0.10); the
+    Social table takes whole chips."""
     user = make_player(chips=1_000)
     before = snapshot(user)
+    with pytest.raises(BetRefused, match="steps of 0.10 chips"):
+        baccarat.place_bet(user=user, table=classic, bets={"player": 1_055}, slip_key="k")
+    social = Table.objects.get(slug="baccarat-social")
     with pytest.raises(BetRefused, match="whole chips"):
-        baccarat.place_bet(user=user, table=classic, bets={"player": 1_050}, slip_key="k")
+        baccarat.place_bet(user=user, table=social, bets={"player": 1_050}, slip_key="k")
     assert snapshot(user) == before
 
 

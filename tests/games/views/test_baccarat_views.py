@@ -19,7 +19,7 @@ from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services.faults import inject_fault
 from games.services.wallet import Posting, post
 
-SLUG = "baccarat-classic"  # chips 1 5 10 50 100; MIN 10; TIE MAX 2,000; MAX BET 25,000
+SLUG = "baccarat-classic"  # chips 0.1 0.5 1 5 25 100; PLAYER/BANKER MIN 0.10; TIE 10-2,000
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_the_table_needs_a_login(client, db):
 def test_the_table_shows_limits_paytable_balance_and_the_next_seed_hash(tab, player):
     html = table_page(tab)
     assert 'data-testid="max-bet"' in html and "25,000" in html
-    assert "MIN 10 · MAX 20,000" in html  # PLAYER
+    assert "MIN 0.10 · MAX 20,000" in html  # PLAYER
     assert "MIN 10 · MAX 2,000" in html  # TIE
     assert 'data-testid="table-balance">1,000<' in html
     assert 'ws-connect="/ws/baccarat/baccarat-classic/"' in html
@@ -90,8 +90,9 @@ def test_the_page_gives_the_browser_slip_its_limits_and_chips(tab):
     limits = json.loads(re.search(r'id="bac-slip-limits"[^>]*>([^<]*)<', html).group(1))
     assert limits["areas"]["tie"] == [1_000, 200_000]
     assert limits["max_bet"] == 2_500_000 and limits["balance"] == 100_000
-    for chip in (1, 5, 10, 50, 100):
-        assert f'data-slip-chip="{chip}"' in html
+    for units in (10, 50, 100, 500, 2_500, 10_000):  # 0.1 to 100 chips
+        assert f'data-slip-chip="{units}"' in html
+    assert limits["step"] == 10
     assert 'data-slip-table="baccarat:baccarat-classic"' in html
 
 
@@ -105,7 +106,7 @@ def test_the_page_gives_the_browser_slip_its_limits_and_chips(tab):
         ({"dragon": "5"}, "Place at least one chip"),
         ({"player": "ten"}, "Bets are amounts of chips"),
         ({"player": "0.001"}, "Bets are amounts of chips"),
-        ({"player": "10.5"}, "Bets are made in whole chips"),
+        ({"player": "10.55"}, "Bets are made in steps of 0.10 chips"),
     ],
 )
 def test_a_slip_past_a_rule_is_refused_naming_the_area_and_takes_nothing(

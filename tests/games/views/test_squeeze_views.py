@@ -104,11 +104,13 @@ def watch_clip(client, token: str, *, seconds: float = PROMO_SECONDS) -> str:
 def test_the_toggle_says_the_threshold_and_turns_on_and_off(tab):
     html = page(tab)
     assert toggle(html) == ("0", "0")  # locked, OFF
-    assert "Locked: bet 5,000 or more" in html
+    assert "Not this round: bet 5,000 or more, or watch the clip." in html
     assert 'data-threshold="500000"' in html  # the browser unlocks it as the slip reaches it
     on = post(tab, "baccarat_squeeze", {"action": "toggle"}).content.decode()
     assert toggle(on)[1] == "1"
-    assert 'data-testid="squeeze-state">ON<' in on
+    # Locked this round: the toggle is ON for later, but never says ON next to the lock.
+    assert re.search(r'data-testid="squeeze-state"[^>]*></strong>', on)
+    assert "Not this round" in on
     assert toggle(page(tab))[1] == "1"  # the toggle survives a reload
     off = post(tab, "baccarat_squeeze", {"action": "toggle"}).content.decode()
     assert toggle(off)[1] == "0"

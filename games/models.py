@@ -7,6 +7,7 @@ Every amount is an integer number of minor units: 1 chip = 100 units.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -251,6 +252,10 @@ class Profile(models.Model):
     music = models.BooleanField(_("background music"), default=False)
     history_panel = models.BooleanField(_("history panel"), default=True)
     fast_play = models.BooleanField(_("fast play"), default=False)
+    # The table's volume slider (0-100); muting is ``sound``, so the level survives a mute.
+    volume = models.PositiveSmallIntegerField(
+        _("volume"), default=70, validators=[MaxValueValidator(100)]
+    )
 
     personal_max_bet = models.BigIntegerField(_("personal max bet (units)"), null=True, blank=True)
     pin_hash = models.CharField(max_length=128, blank=True)

@@ -11,6 +11,7 @@ urlpatterns = [
     path("<slug:slug>/bet/", baccarat.bet, name="baccarat_bet"),
     path("<slug:slug>/roads/", baccarat.roads, name="baccarat_roads"),
     path("<slug:slug>/rules/", baccarat.rules, name="baccarat_rules"),
+    path("<slug:slug>/history/", baccarat.table_history, name="baccarat_table_history"),
     path("<slug:slug>/client-seed/", baccarat.client_seed, name="baccarat_client_seed"),
     path("<slug:slug>/squeeze/", squeeze.squeeze, name="baccarat_squeeze"),
 ]

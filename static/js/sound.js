@@ -1,16 +1,26 @@
 /* Casino sounds, synthesised with the Web Audio API (no audio files).
 
    window.CasinoSound:
-     configure({sound, effects, music})  the player's settings (booleans)
+     configure({sound, effects, music[, volume]})  the player's settings (booleans; volume 0-100)
+     setVolume(level)                    the master gain, 0-100 (the table's slider)
+     state()                             {sound, effects, music, volume, gain}: what is applied now
      play(name)                          "chip", "card", "win", "end", "click"
      playFrom(html)                      play every data-sound="..." named in an HTML string
    Browsers only let audio start after a user gesture, so the audio context
    is created (or resumed) on the first pointer or key press. Shared by every
-   table (Baccarat, Casino War). */
+   table (Baccarat, Casino War).
+
+   The table's mute button and volume slider ([data-sound-controls]) post to
+   the settings view with htmx; the saved values come back in the prefs
+   element ([data-sound-prefs], swapped out of band), which this file reads
+   on load and after each swap: the button and the slider always show what
+   is stored, and the gain follows it. Moving the slider changes the gain at
+   once, before the save. */
 (function (global) {
   "use strict";
 
-  var prefs = { sound: true, effects: true, music: false };
+  var prefs = { sound: true, effects: true, music: false, volume: 70 };
+  var BASE_GAIN = 0.5; // the master gain at full volume
   var ctx = null;
   var master = null;
   var musicBus = null;
@@ -24,7 +34,7 @@
       if (!AC) return null;
       ctx = new AC();
       master = ctx.createGain();
-      master.gain.value = 0.5;
+      master.gain.value = gainFor(prefs.volume);
       master.connect(ctx.destination);
     }
     if (ctx.state === "suspended") ctx.resume();
@@ -169,11 +179,69 @@
     else stopMusic();
   }
 
+  // Loudness is heard roughly on a log scale: a squared slider feels even.
+  function gainFor(level) {
+    var v = Math.max(0, Math.min(100, Number(level) || 0)) / 100;
+    return BASE_GAIN * v * v;
+  }
+
+  function setVolume(level) {
+    var n = Number(level);
+    if (!isFinite(n)) return;
+    prefs.volume = Math.max(0, Math.min(100, Math.round(n)));
+    if (ctx && master) master.gain.setTargetAtTime(gainFor(prefs.volume), ctx.currentTime, 0.02);
+  }
+
   function configure(next) {
     prefs.sound = !!next.sound;
     prefs.effects = !!next.effects;
     prefs.music = !!next.music;
+    if (next.volume !== undefined && next.volume !== null) setVolume(next.volume);
     applyMusic();
+  }
+
+  function state() {
+    return {
+      sound: prefs.sound,
+      effects: prefs.effects,
+      music: prefs.music,
+      volume: prefs.volume,
+      gain: gainFor(prefs.volume),
+    };
+  }
+
+  // --- the table's mute button and volume slider -------------------------------
+  function syncControls() {
+    var stored = global.document.querySelector("[data-sound-prefs]");
+    if (!stored) return;
+    var on = stored.dataset.sound === "1";
+    prefs.sound = on;
+    if (stored.dataset.volume !== undefined) setVolume(stored.dataset.volume);
+    applyMusic();
+    global.document.querySelectorAll("[data-sound-mute]").forEach(function (btn) {
+      btn.setAttribute("aria-pressed", on ? "false" : "true");
+      // The next press asks for the other state.
+      btn.setAttribute("hx-vals", JSON.stringify({ field: "sound", value: on ? "0" : "1" }));
+    });
+    global.document.querySelectorAll("[data-sound-volume]").forEach(function (slider) {
+      if (global.document.activeElement !== slider || !slider.matches(":active")) {
+        slider.value = String(prefs.volume);
+      }
+      slider.classList.toggle("muted", !on);
+    });
+  }
+
+  global.document.addEventListener("input", function (evt) {
+    if (evt.target.matches && evt.target.matches("[data-sound-volume]")) setVolume(evt.target.value);
+  });
+  global.document.addEventListener("htmx:oobAfterSwap", function (evt) {
+    var target = evt.detail && evt.detail.target;
+    if (target && target.matches && target.matches("[data-sound-prefs]")) syncControls();
+  });
+  if (global.document.readyState === "loading") {
+    global.document.addEventListener("DOMContentLoaded", syncControls);
+  } else {
+    syncControls();
   }
 
   // The first gesture unlocks audio (and starts the music if it is on).
@@ -186,5 +254,11 @@
   global.addEventListener("pointerdown", unlock, true);
   global.addEventListener("keydown", unlock, true);
 
-  global.CasinoSound = { configure: configure, play: play, playFrom: playFrom };
+  global.CasinoSound = {
+    configure: configure,
+    setVolume: setVolume,
+    state: state,
+    play: play,
+    playFrom: playFrom,
+  };
 })(window);

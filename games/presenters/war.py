@@ -1,14 +1,21 @@
-"""The Casino War table's view models: the round region (cards, wagers, the
-tie decision and its countdown), the limits the chip rack checks, the
-table's context and the rules page."""
+"""The Casino War table's view models: the round region (cards dealt from
+the shoe, the stakes on each spot and what each returned, the tie decision and
+its countdown), the limits the chip rack checks, the table menu (history and
+the personal max bet), the table's context and the rules page.
+
+Cards use the shared card view of templates/games/card.html; the stakes on
+the felt are drawn from the round as the server stored it, so a reload or a
+socket push shows the same chips the player put down."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -16,23 +23,117 @@ from games.cards import Card, server_seed_hash
 from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
 from games.models import Profile, Round, Table, TableVersion
+from games.money import decimal_pays
+from games.services import account as account_service
 from games.services.war import WAR_CARD_COUNT
 
 TEMPLATE = "war/table.html"
-# Seconds between two cards of the reveal animation (the CSS does the rest).
-CARD_STEP = 0.35
+# Seconds between two cards leaving the shoe, and each card's flight; fast
+# play (the player's setting) deals quicker. The stylesheet does the rest.
+CARD_STEP = 0.45
+CARD_TIME = 0.6
+FAST_CARD_STEP = 0.15
+FAST_CARD_TIME = 0.25
+# The spots on the felt, left to right, and their names in the page.
+SPOTS = ("tie_bet", "ante", "raise")
+SPOT_IDS = {"tie_bet": "tie", "ante": "ante", "raise": "raise"}
+STACK_SHOWN = 8  # chips drawn on a spot; the amount under it says the rest
+CHIP_COLOURS = 5  # chip-1 .. chip-5 in war.css
 
 
-def card_view(code: str, *, delay: float | None = None, face_down: bool = False) -> dict[str, Any]:
+def deal_timing(*, fast: bool) -> tuple[float, float]:
+    """(seconds between two cards, seconds a card takes to land)."""
+    return (FAST_CARD_STEP, FAST_CARD_TIME) if fast else (CARD_STEP, CARD_TIME)
+
+
+def card_view(
+    code: str, *, deal_delay: float | None = None, face_down: bool = False
+) -> dict[str, Any]:
+    """A card for templates/games/card.html#card. A face-down card carries no
+    code, rank or suit: a burnt card's face never reaches the page."""
+    delay = None if deal_delay is None else f"{deal_delay:.2f}"
+    if face_down:
+        return {
+            "code": "",
+            "rank": "",
+            "suit": "",
+            "red": False,
+            "face_down": True,
+            "deal_delay": delay,
+        }
     card = Card.parse(code)
     return {
         "code": str(card),
         "rank": rank_label(card.rank),
         "suit": suit_symbol(card.suit),
         "red": is_red(card.suit),
-        "delay": delay,
-        "face_down": face_down,
+        "face_down": False,
+        "deal_delay": delay,
     }
+
+
+def stake_stack(chips: Sequence[int], amount: int) -> list[dict[str, int]]:
+    """The fewest of the table's chips that make up ``amount`` units (whole
+    chips; cents are left to the amount written under the stack), largest at
+    the bottom, at most STACK_SHOWN of them."""
+    left = amount // UNITS_PER_CHIP
+    stack: list[dict[str, int]] = []
+    for value in sorted(chips, reverse=True):
+        while left >= value and len(stack) < STACK_SHOWN:
+            stack.append({"value": value, "colour": list(chips).index(value) % CHIP_COLOURS + 1})
+            left -= value
+    return stack
+
+
+def _spot_result(area: str, bet: int, returned: int | None, decision: str | None) -> dict[str, Any]:
+    """What one spot shows once its wager is settled (nothing while it waits)."""
+    if not bet or returned is None:
+        return {"outcome": "", "outcome_label": "", "change": None}
+    if area == "ante" and decision == "surrender":
+        return {"outcome": "half", "outcome_label": _("HALF BACK"), "change": returned}
+    if returned > bet:
+        return {"outcome": "won", "outcome_label": _("WON"), "change": returned - bet}
+    if returned == bet:
+        return {"outcome": "push", "outcome_label": _("PUSH"), "change": None}
+    if returned == 0:
+        return {"outcome": "lost", "outcome_label": _("LOST"), "change": None}
+    return {"outcome": "back", "outcome_label": _("BACK"), "change": returned}
+
+
+def _to_one(multiplier: Decimal) -> str:
+    """A total-return multiplier as "N to 1" (x2 pays 1 to 1)."""
+    return _("%(n)s to 1") % {"n": f"{(multiplier - 1).normalize():f}"}
+
+
+def stake_views(
+    rnd: Round | None, *, chips: Sequence[int], version: TableVersion
+) -> list[dict[str, Any]]:
+    """The three spots on the felt: TIE BONUS, ANTE, RAISE. With a round they
+    hold its stakes (and, once settled, each one's result); without one they
+    are empty and the browser draws the bet being built on them."""
+    pays = decimal_pays(version.pays)
+    paid = {
+        "tie_bet": pays.get("tie_bet", Decimal("11")),
+        "ante": pays.get("ante", Decimal("2")),
+        "raise": pays.get("raise", Decimal("2")),
+    }
+    decision = rnd.detail.get("decision") if rnd is not None else None
+    views = []
+    for area in SPOTS:
+        bet = int(rnd.bets.get(area, 0)) if rnd is not None else 0
+        returned = rnd.returns.get(area) if rnd is not None else None
+        views.append(
+            {
+                "area": area,
+                "id": SPOT_IDS[area],
+                "label": AREA_LABELS[area],
+                "pays": _to_one(paid[area]),
+                "bet": bet,
+                "stack": stake_stack(chips, bet),
+                **_spot_result(area, bet, None if returned is None else int(returned), decision),
+            }
+        )
+    return views
 
 
 def round_view(
@@ -41,27 +142,33 @@ def round_view(
     fresh_from: int | None = None,
     can_war: bool = False,
     surrender_back: int = 0,
+    chips: Sequence[int] = (),
+    fast: bool = False,
     now: dt.datetime | None = None,
 ) -> dict[str, Any] | None:
     """What the round region shows. Cards from index ``fresh_from`` on are
-    dealt with the animation (those already on the table stay still).
-    ``can_war`` and ``surrender_back`` come from the service for a round
-    waiting for its decision."""
+    dealt from the shoe one after the other (those already on the table stay
+    still): player, dealer, then in a war the three burnt cards face down and
+    the two war cards. ``can_war`` and ``surrender_back`` come from the
+    service for a round waiting for its decision."""
     if rnd is None:
         return None
+    step, flight = deal_timing(fast=fast)
 
     def delay(i: int) -> float | None:
         if fresh_from is None or i < fresh_from:
             return None
-        return round((i - fresh_from) * CARD_STEP, 2)
+        return round((i - fresh_from) * step, 2)
 
     cards = list(rnd.cards)
+    last = len(cards) - 1
+    landed = delay(last)
     view: dict[str, Any] = {
         "id": rnd.pk,
         "seq": rnd.seq,
         "status": rnd.status,
-        "player": card_view(cards[0], delay=delay(0)),
-        "dealer": card_view(cards[1], delay=delay(1)),
+        "player": card_view(cards[0], deal_delay=delay(0)),
+        "dealer": card_view(cards[1], deal_delay=delay(1)),
         "burns": [],
         "war_player": None,
         "war_dealer": None,
@@ -78,32 +185,89 @@ def round_view(
         "total_return": rnd.total_return,
         "net": rnd.total_return - rnd.total_bet,
         "balance_after": rnd.balance_after,
-        "reveal_delay": delay(len(cards) - 1 if fresh_from is not None else 0) or 0,
+        # The result shows once the last card has landed.
+        "reveal_delay": f"{(landed + flight) if landed is not None else 0:.2f}",
+        "deal_time": f"{flight:.2f}",
+        "stakes": stake_views(rnd, chips=chips, version=rnd.version),
     }
     if len(cards) >= WAR_CARD_COUNT:
         view["burns"] = [
-            card_view(code, delay=delay(2 + i), face_down=True) for i, code in enumerate(cards[2:5])
+            card_view(code, deal_delay=delay(2 + i), face_down=True)
+            for i, code in enumerate(cards[2:5])
         ]
-        view["war_player"] = card_view(cards[5], delay=delay(5))
-        view["war_dealer"] = card_view(cards[6], delay=delay(6))
-    view["wagers"] = [
-        {
-            "area": area,
-            "label": AREA_LABELS[area],
-            "bet": int(rnd.bets[area]),
-            "returned": rnd.returns.get(area),
-        }
-        for area in ("ante", "raise", "tie_bet")
-        if area in rnd.bets
-    ]
+        view["war_player"] = card_view(cards[5], deal_delay=delay(5))
+        view["war_dealer"] = card_view(cards[6], deal_delay=delay(6))
     if rnd.status == Round.Status.OPEN:
         now = now or timezone.now()
         deadline = rnd.decision_deadline or now
         view["seconds_left"] = max(0, int((deadline - now).total_seconds() + 0.5))
+        view["timeout"] = rnd.version.decision_timeout
         view["surrender_back"] = surrender_back
         view["tie_returned"] = int(rnd.returns.get("tie_bet", 0))
         view["can_war"] = can_war
     return view
+
+
+def history_rows(rounds: Sequence[Round]) -> list[dict[str, Any]]:
+    """The menu's history: each round's number, cards, result and net, with
+    a link to its round page."""
+    rows = []
+    for rnd in rounds:
+        cards = [card_view(code) for code in rnd.cards[:2]]
+        war_cards = [card_view(code) for code in rnd.cards[5:7]]
+        if rnd.status == Round.Status.OPEN:
+            label = _("Waiting for your decision")
+        elif rnd.status == Round.Status.VOID:
+            label = _("Void (refunded)")
+        else:
+            label = str(WAR_RESULT_LABELS.get(rnd.detail.get("result") or "", ""))
+        rows.append(
+            {
+                "id": rnd.pk,
+                "seq": rnd.seq,
+                "played_at": rnd.created_at,
+                "player": cards[0] if cards else None,
+                "dealer": cards[1] if len(cards) > 1 else None,
+                "war": war_cards,
+                "label": label,
+                "status": rnd.status,
+                "total_bet": rnd.total_bet,
+                "net": rnd.total_return - rnd.total_bet
+                if rnd.status == Round.Status.SETTLED
+                else None,
+                "url": reverse("history_round", args=[rnd.pk]),
+            }
+        )
+    return rows
+
+
+def bet_options_view(
+    profile: Profile,
+    *,
+    now: dt.datetime | None = None,
+    message: str = "",
+    level: str = "",
+    errors: Sequence[str] = (),
+    max_bet: str = "",
+) -> dict[str, Any]:
+    """The menu's personal max bet (seed 004's bet options): the rules are
+    the account service's; this only says what they allow now."""
+    now = now or timezone.now()
+    changed = profile.max_bet_changed_at
+    return {
+        "personal": profile.personal_max_bet,
+        "has_pin": bool(profile.pin_hash),
+        "pin_locked": account_service.pin_locked(profile, now),
+        "can_change": account_service.can_change_now(changed, now),
+        "next_change": account_service.next_change_allowed(changed),
+        "tables_max": account_service.tables_max_bet(),
+        "message": message,
+        "level": level,
+        "errors": list(errors),
+        "max_bet": max_bet
+        if max_bet
+        else (str(profile.personal_max_bet // UNITS_PER_CHIP) if profile.personal_max_bet else ""),
+    }
 
 
 def limits_view(version: TableVersion, round_max: tuple[int, bool]) -> dict[str, Any]:
@@ -133,9 +297,15 @@ def table_context(
     slip_key: str,
     message: str = "",
     message_level: str = "",
+    now: dt.datetime | None = None,
 ) -> dict[str, Any]:
+    """The whole table page: the round region, the empty spots the browser
+    builds the next bet on, the limits, the menu and the fairness panel."""
     return {
         "table": table,
+        "empty_stakes": stake_views(None, chips=table.chips, version=version),
+        "bet_options": bet_options_view(profile, now=now),
+        "fast": profile.fast_play,
         "version": version,
         "rv": round_view,
         "limits": limits,

@@ -43,3 +43,13 @@ def last_settled(*, user: User, table: Table) -> Round | None:
 def shown_round(*, user: User, table: Table, round_id: int) -> Round | None:
     """One of the player's rounds at this table (the page shows it after a reload)."""
     return Round.objects.filter(pk=round_id, player=user, table=table, game=Game.WAR).first()
+
+
+HISTORY_SHOWN = 10  # rounds in the table menu's history panel
+
+
+def recent_rounds(*, user: User, table: Table, limit: int = HISTORY_SHOWN) -> list[Round]:
+    """The player's latest rounds at this table, newest first (the menu's history)."""
+    return list(
+        Round.objects.filter(player=user, table=table, game=Game.WAR).order_by("-id")[:limit]
+    )

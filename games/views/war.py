@@ -1,16 +1,19 @@
-"""The Casino War table: the page, DEAL, the tie decision, the timeout, the rules.
+"""The Casino War table: the page, DEAL, the tie decision, the timeout, the
+table menu (settings, history, personal max bet) and the rules.
 
 The bet (ANTE, TIE BONUS) is built in the browser (static/js/war.js with the
-shared slip) and sent whole with DEAL; the service checks it as it deals.
+shared slip) and sent whole with DEAL; the service checks it as it deals. The
+menu's forms post with htmx and get their own part of the menu back.
 """
 
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -20,18 +23,38 @@ from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
 from games.money import decimal_pays
 from games.presenters import war as presenter
+from games.presenters.common import truthy
 from games.selectors import war as war_selectors
-from games.selectors.players import account_for
+from games.selectors.players import account_for, profile_for
 from games.selectors.tables import war_table
+from games.services import account as account_service
 from games.services import rounds
 from games.services import war as war_service
+from games.services.baccarat import save_settings
+from games.views.account import MaxBetForm
+from games.views.requests import PlayerRequest
 from games.war.odds import exact_edge
 
 TEMPLATE = presenter.TEMPLATE
+# The menu's settings: the player's settings for every game, those a War table uses.
+MENU_SETTINGS = ("sound", "effects", "music", "fast_play")
+
+
+class MenuMaxBetForm(MaxBetForm):
+    """The Account page's max bet form, saying plainly that the PIN is needed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["pin"].error_messages["required"] = _("Enter your PIN to confirm the change.")
+
+
+def _limits(request: PlayerRequest, table: Table, profile: Profile) -> dict:
+    current = rounds.current_version(table)
+    return presenter.limits_view(current, rounds.round_max_bet(request.user, current, profile))
 
 
 def _context(
-    request: HttpRequest,
+    request: PlayerRequest,
     table: Table,
     rnd: Round | None,
     *,
@@ -53,12 +76,13 @@ def _context(
                 if waiting
                 else 0
             ),
+            chips=table.chips,
+            fast=profile.fast_play,
         )
-    current = rounds.current_version(table)
     return presenter.table_context(
         table=table,
         version=version,
-        limits=presenter.limits_view(current, rounds.round_max_bet(request.user, current, profile)),
+        limits=_limits(request, table, profile),
         balance=balance,
         profile=profile,
         round_view=view,
@@ -69,7 +93,7 @@ def _context(
 
 @login_required
 @require_GET
-def table(request: HttpRequest, slug: str) -> HttpResponse:
+def table(request: PlayerRequest, slug: str) -> HttpResponse:
     """The table. A round still waiting for a tie decision comes back with
     its cards and a fresh countdown."""
     table = war_table(slug)
@@ -97,7 +121,7 @@ def table(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, TEMPLATE, context)
 
 
-def _chips_field(request: HttpRequest, name: str) -> int:
+def _chips_field(request: PlayerRequest, name: str) -> int:
     raw = (request.POST.get(name) or "0").strip() or "0"
     try:
         value = int(raw)
@@ -108,7 +132,7 @@ def _chips_field(request: HttpRequest, name: str) -> int:
     return value * UNITS_PER_CHIP
 
 
-def _refusal(request: HttpRequest, table: Table, exc: GameError) -> HttpResponse:
+def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpResponse:
     """A refused action: the message region says why; nothing else changes."""
     if not request.htmx:
         messages.error(request, exc.message)
@@ -128,7 +152,7 @@ def _refusal(request: HttpRequest, table: Table, exc: GameError) -> HttpResponse
 
 
 def _updated(
-    request: HttpRequest,
+    request: PlayerRequest,
     table: Table,
     rnd: Round,
     *,
@@ -157,7 +181,7 @@ def _updated(
 
 @login_required
 @require_POST
-def deal(request: HttpRequest, slug: str) -> HttpResponse:
+def deal(request: PlayerRequest, slug: str) -> HttpResponse:
     table = war_table(slug)
     try:
         placed = war_service.play(
@@ -181,7 +205,7 @@ def deal(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def decide(request: HttpRequest, slug: str) -> HttpResponse:
+def decide(request: PlayerRequest, slug: str) -> HttpResponse:
     table = war_table(slug)
     try:
         round_id = int(request.POST.get("round_id", ""))
@@ -206,9 +230,10 @@ def decide(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def timed_out(request: HttpRequest, slug: str) -> HttpResponse:
+def timed_out(request: PlayerRequest, slug: str) -> HttpResponse:
     """Where the table sends a player whose decision time ran out: the lobby,
-    with a message saying the round is saved."""
+    which says the round is saved and links back to this table (the
+    message's extra tag names the table: templates/games/lobby.html)."""
     table = war_table(slug)
     if not war_service.has_open_round(user=request.user, table=table):
         return redirect(table)
@@ -216,16 +241,97 @@ def timed_out(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         _(
             "Time ran out for your war decision at %(table)s, so you were taken off the "
-            "table. Your round is saved with its cards: return to the table to finish it."
+            "table. Your round is saved with its cards and stakes: nothing was settled. "
+            "Return to %(table)s to choose WAR or SURRENDER."
         )
         % {"table": table.name},
+        extra_tags=f"war-timeout resume-{table.slug}",
     )
     return redirect("lobby")
 
 
+# --- the table menu ---------------------------------------------------------
+
+
+@login_required
+@require_POST
+def menu_settings(request: PlayerRequest, slug: str) -> HttpResponse:
+    """The menu's settings (for every game): sound, effects, music, fast play."""
+    table = war_table(slug)
+    profile = save_settings(
+        user=request.user, values={f: truthy(request.POST.get(f)) for f in MENU_SETTINGS}
+    )
+    if not request.htmx:
+        messages.success(request, _("Your settings have been saved."))
+        return redirect(table)
+    return render(
+        request, f"{TEMPLATE}#settings", {"table": table, "profile": profile, "saved": True}
+    )
+
+
 @login_required
 @require_GET
-def rules(request: HttpRequest, slug: str) -> HttpResponse:
+def menu_history(request: PlayerRequest, slug: str) -> HttpResponse:
+    """The menu's history: the player's latest rounds at this table."""
+    table = war_table(slug)
+    rows = presenter.history_rows(war_selectors.recent_rounds(user=request.user, table=table))
+    return render(
+        request, f"{TEMPLATE}#history", {"table": table, "history": rows, "history_loaded": True}
+    )
+
+
+@login_required
+@require_POST
+def menu_max_bet(request: PlayerRequest, slug: str) -> HttpResponse:
+    """The menu's personal max bet: the Account page's form and rules (the
+    account service decides: once a week, PIN required); the answer shows in
+    the menu, and the table's MAX BET follows at once."""
+    table = war_table(slug)
+    form = MenuMaxBetForm(request.POST)
+    message, level = "", "error"
+    if form.is_valid():
+        chips = form.cleaned_data["max_bet"]
+        try:
+            account_service.set_personal_max_bet(
+                user=request.user,
+                max_bet=None if chips is None else chips * UNITS_PER_CHIP,
+                pin=form.cleaned_data["pin"],
+            )
+        except GameError as exc:
+            message = exc.message
+        else:
+            level = "saved"
+            message = (
+                _("Your personal max bet is removed.")
+                if chips is None
+                else _("Your personal max bet is now %(max)s chips per round, in every game.")
+                % {"max": f"{chips:,}"}
+            )
+    errors = [str(error) for field_errors in form.errors.values() for error in field_errors]
+    if not request.htmx:
+        for text in [message, *errors]:
+            if text:
+                getattr(messages, "success" if level == "saved" else "error")(request, text)
+        return redirect(table)
+    profile = profile_for(request.user)
+    context = {
+        "table": table,
+        "bet_options": presenter.bet_options_view(
+            profile,
+            message=message,
+            level=level,
+            errors=errors,
+            max_bet="" if level == "saved" else request.POST.get("max_bet", "")[:12],
+        ),
+        "limits": _limits(request, table, profile),
+        "oob": True,
+    }
+    return render(request, f"{TEMPLATE}#bet_options_answer", context)
+
+
+@login_required
+@require_GET
+def rules(request: PlayerRequest, slug: str) -> HttpResponse:
     """The rules, the paytable and the exact house edge of each wager and strategy."""
     table = war_table(slug)
     version = rounds.current_version(table)

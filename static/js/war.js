@@ -1,7 +1,12 @@
-// Casino War table: building the bet with the chip rack, the shortcut keys,
-// the tie decision's countdown and leaving the table when time runs out.
-// The server decides everything; this only prepares the form htmx posts and
-// reacts to what it swaps in.
+// Casino War table: building the bet on the felt with the chip rack, the
+// shortcut keys, the tie decision's countdown, leaving the table when time
+// runs out, and the table menu. The server decides everything; this only
+// prepares the form htmx posts and reacts to what it swaps in.
+//
+// The spots (TIE BONUS, ANTE, RAISE) belong to the round region the server
+// renders: while a round is on the table they show its stakes and results;
+// when the table is clear this draws the bet being built on them. Cards slide
+// from the shoe with the shared deal.js and cards.css.
 
 const app = document.getElementById("war-app");
 const form = document.getElementById("war-bet-form");
@@ -9,12 +14,18 @@ const form = document.getElementById("war-bet-form");
 if (app && form) {
   const timedOutUrl = app.dataset.timedOutUrl;
   const chipUnits = 100; // limits arrive in minor units; the form sends chips
-  const limits = {
-    anteMin: Number(form.dataset.anteMin) / chipUnits,
-    anteMax: Number(form.dataset.anteMax) / chipUnits,
-    tieMax: Number(form.dataset.tieMax) / chipUnits,
-    roundMax: Number(form.dataset.roundMax) / chipUnits,
+  // The limits are read afresh each time: the menu's max bet swaps them in.
+  const limitsEl = () => document.getElementById("war-limits");
+  const limits = () => {
+    const d = limitsEl()?.dataset || {};
+    return {
+      anteMin: Number(d.anteMin || 0) / chipUnits,
+      anteMax: Number(d.anteMax || 0) / chipUnits,
+      tieMax: Number(d.tieMax || 0) / chipUnits,
+      roundMax: Number(d.roundMax || 0) / chipUnits,
+    };
   };
+  const msg = (name) => limitsEl()?.dataset[name] || form.dataset[name] || "";
   const chipValues = [...form.querySelectorAll(".chip")].map((c) => Number(c.dataset.chip));
   // Each spot holds a stack of chips (values, last one on top), kept in
   // sessionStorage (slip.js) so a reload keeps the bet being built.
@@ -59,40 +70,60 @@ if (app && form) {
   const roundEl = () => document.getElementById("war-round");
   const roundStatus = () => roundEl()?.dataset.status || "empty";
 
+  // The chips of a stack, drawn as the server draws a round's stakes.
+  function discs(stack) {
+    return stack.slice(-8).map((value, i, shown) => {
+      const disc = document.createElement("span");
+      disc.className = `disc chip-${(chipValues.indexOf(value) % 5) + 1}`;
+      disc.style.setProperty("--i", String(i));
+      if (i === shown.length - 1) disc.textContent = String(value);
+      return disc;
+    });
+  }
+
   function render() {
     saved?.save(stacks);
     const bet = amounts();
-    $("[data-testid=ante-amount]").textContent = fmt(bet.ante);
-    $("[data-testid=tie-amount]").textContent = fmt(bet.tie_bet);
     $("#war-ante-input").value = String(bet.ante);
     $("#war-tie-input").value = String(bet.tie_bet);
-    for (const spot of form.querySelectorAll(".spot")) {
-      const area = spot.dataset.area;
-      const on = area === active;
-      spot.classList.toggle("active", on);
-      spot.setAttribute("aria-pressed", on ? "true" : "false");
-      const pile = spot.querySelector(".spot-chips");
-      pile.replaceChildren(
-        ...stacks[area].slice(-8).map((value) => {
-          const disc = document.createElement("span");
-          disc.className = `disc chip-${chipValues.indexOf(value) + 1}`;
-          return disc;
-        }),
-      );
+    const total = bet.ante + bet.tie_bet;
+    $("#war-bet-total").textContent = total ? fmt(total) : "";
+    if (roundStatus() === "empty") {
+      for (const spot of document.querySelectorAll("#war-round .spot")) {
+        const area = spot.dataset.area;
+        const on = area === active;
+        if (!spot.dataset.fixed) spot.setAttribute("aria-pressed", on ? "true" : "false");
+        spot.classList.toggle("active", on);
+        const stack = stacks[area] || [];
+        spot.classList.toggle("has-bet", stack.length > 0);
+        spot.querySelector(".stack").replaceChildren(...discs(stack));
+        spot.querySelector(".spot-amount").textContent = stack.length ? fmt(sum(stack)) : "";
+      }
     }
-    if (bet.ante > 0 && bet.ante < limits.anteMin) note(form.dataset.msgBelowMin);
+    if (bet.ante > 0 && bet.ante < limits().anteMin) note(msg("msgBelowMin"));
   }
 
   function fits(next) {
-    if (next.ante > limits.anteMax) return form.dataset.msgOverAnte;
-    if (next.tie_bet > limits.tieMax) return form.dataset.msgOverTie;
-    if (Math.max(next.ante, limits.anteMin) + next.tie_bet > limits.roundMax) {
-      return form.dataset.msgOverRound;
-    }
+    const l = limits();
+    if (next.ante > l.anteMax) return msg("msgOverAnte");
+    if (next.tie_bet > l.tieMax) return msg("msgOverTie");
+    if (Math.max(next.ante, l.anteMin) + next.tie_bet > l.roundMax) return msg("msgOverRound");
     return "";
   }
 
+  // A new bet clears the finished round off the felt first; a waiting tie
+  // must be decided before anything else goes down.
+  function readyForBet() {
+    if (roundStatus() === "open") {
+      note(msg("msgFinish"));
+      return false;
+    }
+    if (roundStatus() === "settled") pass();
+    return true;
+  }
+
   function addChip(value) {
+    if (!readyForBet()) return;
     const next = amounts();
     next[active] += value;
     const refusal = fits(next);
@@ -109,6 +140,7 @@ if (app && form) {
   // Right click on a chip of the rack takes one chip of that value off the
   // selected spot; right click on a spot takes its top chip off.
   function takeChip(value) {
+    if (roundStatus() !== "empty") return;
     note("");
     const stack = stacks[active];
     const at = value === undefined ? stack.length - 1 : stack.lastIndexOf(value);
@@ -124,7 +156,7 @@ if (app && form) {
   }
 
   function repeatBet() {
-    if (!lastBet.ante) return;
+    if (!lastBet.ante || !readyForBet()) return;
     const refusal = fits(lastBet);
     if (refusal) {
       note(refusal);
@@ -144,6 +176,7 @@ if (app && form) {
     if (roundStatus() !== "settled") return;
     const empty = document.getElementById("war-empty-round").content.cloneNode(true);
     roundEl().replaceWith(empty);
+    render();
     syncDealButton();
   }
 
@@ -173,9 +206,11 @@ if (app && form) {
     if (!panel) return;
     const ends = performance.now() + Number(panel.dataset.secondsLeft || 0) * 1000;
     const shown = document.getElementById("war-countdown");
+    const timer = panel.querySelector(".timer");
     const tick = () => {
       const left = Math.max(0, Math.ceil((ends - performance.now()) / 1000));
       if (shown) shown.textContent = String(left);
+      timer?.classList.toggle("hurry", left <= 5);
       if (left === 0) {
         clearInterval(countdown);
         countdown = null;
@@ -190,7 +225,7 @@ if (app && form) {
     countdown = setInterval(tick, 250);
   }
 
-  // --- the chip rack: left click adds, right click takes one off -----------
+  // --- the chip rack and the spots: left click adds, right click takes off --
   for (const chip of form.querySelectorAll(".chip")) {
     const value = Number(chip.dataset.chip);
     chip.addEventListener("click", () => addChip(value));
@@ -199,17 +234,23 @@ if (app && form) {
       takeChip(value);
     });
   }
-  for (const spot of form.querySelectorAll(".spot")) {
-    spot.addEventListener("click", () => {
-      active = spot.dataset.area;
-      render();
-    });
-    spot.addEventListener("contextmenu", (event) => {
-      event.preventDefault();
-      active = spot.dataset.area;
-      takeChip();
-    });
-  }
+  // The spots are swapped with the round region: listen on the document.
+  const spotOf = (event) => event.target.closest?.("#war-round .spot:not([data-fixed])");
+  document.addEventListener("click", (event) => {
+    const spot = spotOf(event);
+    if (!spot) return;
+    if (roundStatus() === "settled") pass();
+    if (roundStatus() === "open") return;
+    active = spot.dataset.area;
+    render();
+  });
+  document.addEventListener("contextmenu", (event) => {
+    const spot = spotOf(event);
+    if (!spot) return;
+    event.preventDefault();
+    active = spot.dataset.area;
+    takeChip();
+  });
   $("#war-clear").addEventListener("click", clearBet);
   $("#war-repeat").addEventListener("click", repeatBet);
 
@@ -217,22 +258,27 @@ if (app && form) {
   form.addEventListener("htmx:beforeRequest", (event) => {
     if (event.target !== form) return;
     if (roundStatus() === "open") {
-      note(form.dataset.msgFinish);
+      note(msg("msgFinish"));
       event.preventDefault();
     } else if (amounts().ante <= 0) {
-      note(form.dataset.msgNoAnte);
+      note(msg("msgNoAnte"));
       event.preventDefault();
     }
   });
 
-  // Sounds of what the server just swapped in: the cards, then the result.
+  // Sounds of what the server just swapped in: each card as it leaves the
+  // shoe, then the result once the last one has landed.
   document.body.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail?.target?.id !== "war-round" && event.detail?.elt?.id !== "war-round") return;
     const el = roundEl();
     if (!el || el.dataset.status === "empty") return;
-    play("card");
+    for (const card of el.querySelectorAll(".playing-card.dealt")) {
+      const delay = parseFloat(card.style.getPropertyValue("--deal-delay")) || 0;
+      setTimeout(() => play("card"), delay * 1000);
+    }
     const result = el.querySelector("[data-sound]");
-    if (result) setTimeout(() => play(result.dataset.sound), 700);
+    const reveal = parseFloat(el.style.getPropertyValue("--reveal")) || 0;
+    if (result) setTimeout(() => play(result.dataset.sound), reveal * 1000);
   });
 
   document.body.addEventListener("htmx:afterSettle", () => {
@@ -240,13 +286,12 @@ if (app && form) {
     if (!el) return;
     if (el.dataset.status !== "empty" && el.dataset.roundId !== app.dataset.roundId) {
       // A new round was dealt: its bet (as the server took it, e.g. raised
-      // to the minimum) becomes the one 0 repeats, and the spots clear.
+      // to the minimum) becomes the one 0 repeats, and the slip is spent.
       app.dataset.roundId = el.dataset.roundId;
       lastBet = { ante: Number(el.dataset.ante), tie_bet: Number(el.dataset.tieBet) };
       stacks.ante = [];
       stacks.tie_bet = [];
       active = "ante";
-      note("");
       render();
     }
     syncDealButton();
@@ -258,10 +303,58 @@ if (app && form) {
     if (event.detail?.event?.code === 4000) leaveTable();
   });
 
+  // --- the menu: settings, history, personal max bet -------------------------
+  const menu = document.getElementById("war-menu");
+  const showTab = (name) => {
+    for (const tab of menu.querySelectorAll("[data-tab]")) {
+      tab.setAttribute("aria-selected", tab.dataset.tab === name ? "true" : "false");
+    }
+    for (const panel of menu.querySelectorAll("[data-panel]")) {
+      panel.hidden = panel.dataset.panel !== name;
+    }
+  };
+  document.querySelector("[data-open-menu]")?.addEventListener("click", () => {
+    if (!menu.open) menu.showModal();
+  });
+  menu.addEventListener("click", (event) => {
+    const tab = event.target.closest?.("[data-tab]");
+    if (tab) showTab(tab.dataset.tab);
+    // A click on the backdrop (outside the box) closes the menu.
+    if (event.target === menu) menu.close();
+  });
+  // The settings form answers with itself: apply what it now says.
+  document.body.addEventListener("htmx:afterSettle", () => {
+    const settings = document.getElementById("war-settings");
+    if (!settings) return;
+    const on = (name) => Boolean(settings.querySelector(`[name=${name}]`)?.checked);
+    sound?.configure({ sound: on("sound"), effects: on("effects"), music: on("music") });
+  });
+  // Volume: a setting of this browser, shown when sound.js can take it.
+  const volume = document.getElementById("war-volume");
+  if (volume && typeof sound?.setVolume === "function") {
+    let stored = null;
+    try {
+      stored = window.localStorage.getItem("casino:volume");
+    } catch {
+      stored = null;
+    }
+    if (stored !== null) volume.value = stored;
+    sound.setVolume(Number(volume.value) / 100);
+    volume.closest("[data-volume-row]").hidden = false;
+    volume.addEventListener("input", () => {
+      sound.setVolume(Number(volume.value) / 100);
+      try {
+        window.localStorage.setItem("casino:volume", volume.value);
+      } catch {
+        // private mode: the volume holds for this page
+      }
+    });
+  }
+
   // --- keys (seed 004): 0 repeat, Enter deal, + war, - surrender,
   //     PgDn pass, Del clear --------------------------------------------------
   document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.ctrlKey || event.metaKey || event.altKey || menu.open) return;
     const target = event.target;
     if (target instanceof HTMLElement && target.closest("input, textarea, select, [contenteditable]")) {
       return;

@@ -8,6 +8,12 @@ from functools import cache
 import pytest
 from playwright.sync_api import expect
 
+from games.models import Profile, Round, Table
+from games.presets import WAR_PAYS
+from games.services.tables import snapshot_version
+from games.verify import derive_shoe
+from tests.seeds import find_seed, war_cases
+
 pytestmark = pytest.mark.browser
 
 CLIENT_SEED = "war-browser"
@@ -15,20 +21,14 @@ CLIENT_SEED = "war-browser"
 
 @cache
 def seed_for(case: str) -> str:
-    from tests.seeds import find_seed, war_cases
-
     return find_seed("war-browser", CLIENT_SEED, 6, lambda shoe: case in war_cases(shoe))
 
 
 def shoe_of(case: str) -> list[str]:
-    from games.verify import derive_shoe
-
     return [str(c) for c in derive_shoe(seed_for(case), CLIENT_SEED, 0, 6)]
 
 
 def next_shoe(username: str, case: str) -> None:
-    from games.models import Profile
-
     Profile.objects.filter(user__username=username).update(
         next_server_seed=seed_for(case), client_seed=CLIENT_SEED, nonce=0
     )
@@ -64,8 +64,6 @@ def test_a_seeded_tie_goes_to_war_and_shows_the_war_cards_and_the_payout(
     expect(page.get_by_test_id("war-payout")).to_have_text("41")
     expect(page.get_by_test_id("header-balance")).to_have_text("10,020")
 
-    from games.models import Round
-
     rnd = Round.objects.get(player__username=signed_up)
     assert rnd.cards == shoe[:7]
     assert rnd.returns == {"ante": 1_000, "raise": 2_000, "tie_bet": 1_100}
@@ -81,7 +79,7 @@ def test_the_keys_and_the_chip_rack(page, live_url, signed_up, orm):
     page.get_by_test_id("chip-5").click(button="right")
     expect(ante).to_have_text("25")
     page.keyboard.press("Delete")
-    expect(ante).to_have_text("0")
+    expect(ante).to_have_text("")
 
     # An ante under the table minimum is raised to it, with a note.
     next_shoe(signed_up, "lose")
@@ -90,7 +88,9 @@ def test_the_keys_and_the_chip_rack(page, live_url, signed_up, orm):
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("war-result")).to_have_attribute("data-result", "lose")
     expect(page.get_by_test_id("ante-raised")).to_be_visible()
-    expect(ante).to_have_text("0")
+    # The ante the server took stays on its spot with its result.
+    expect(ante).to_have_text("5")
+    expect(page.get_by_test_id("result-ante")).to_have_text("LOST")
     expect(page.get_by_test_id("header-balance")).to_have_text("9,995")
 
     # PgDn clears the finished round; 0 repeats the last bet.
@@ -129,10 +129,6 @@ def test_the_keys_and_the_chip_rack(page, live_url, signed_up, orm):
 
 
 def test_time_running_out_takes_the_player_off_the_table_and_back(page, live_url, signed_up, orm):
-    from games.models import Table
-    from games.presets import WAR_PAYS
-    from games.services.tables import snapshot_version
-
     slug = f"quick-{signed_up}"[:50]
     table = Table.objects.create(
         game="war",
@@ -156,8 +152,11 @@ def test_time_running_out_takes_the_player_off_the_table_and_back(page, live_url
 
     page.wait_for_url(f"{live_url}/", timeout=12_000)
     expect(page.locator("#messages")).to_contain_text("Time ran out for your war decision")
-
-    page.goto(f"{live_url}/war/{slug}/")
+    expect(page.locator("#messages")).to_contain_text("Your round is saved")
+    resume = page.get_by_test_id("resume-round")
+    expect(resume).to_contain_text("Your round at Quick War is saved")
+    resume.get_by_test_id("resume-link").click()
+    page.wait_for_url(f"{live_url}/war/{slug}/")
     expect(page.get_by_test_id("decision-panel")).to_be_visible()
     expect(page.get_by_test_id("player-card")).to_have_attribute("data-card", shoe[0])
     expect(page.get_by_test_id("dealer-card")).to_have_attribute("data-card", shoe[1])

@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from games.cards import server_seed_hash
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
-from games.services import war
 from games.money import decimal_pays
+from games.services import account, war
 from games.war.odds import exact_edge
 from tests.seeds import find_seed, war_cases
 
@@ -169,6 +169,9 @@ def test_when_time_runs_out_the_player_lands_in_the_lobby_and_comes_back_to_the_
     assert response.status_code == 302 and response["Location"] == reverse("lobby")
     lobby = client.get(reverse("lobby"), **EN).content.decode()
     assert "Time ran out for your war decision" in lobby
+    # The lobby says where to resume, with a link to the table.
+    assert 'data-testid="resume-round"' in lobby
+    assert f'href="{table.get_absolute_url()}" data-testid="resume-link"' in lobby
 
     # Coming back: the same cards and a fresh countdown.
     page = client.get(table.get_absolute_url(), **EN).content.decode()
@@ -220,3 +223,108 @@ def test_without_javascript_a_deal_reloads_the_table_with_its_result(client, pla
     assert refused.status_code == 302
     page = client.get(refused["Location"], **EN).content.decode()
     assert "The most you can bet on ANTE is 5,000." in page
+
+
+def test_a_tie_keeps_the_stakes_on_their_spots_and_pays_the_tie_bonus_there(client, player, table):
+    next_shoe(player, "war_win")
+    body = client.post(
+        url("war_deal", table), {"ante": "10", "tie_bet": "1", "slip_key": "spots"}, **HTMX
+    ).content.decode()
+    assert 'data-testid="ante-amount">10<' in body
+    assert 'data-testid="tie-amount">1<' in body
+    assert 'data-testid="raise-amount"><' in body
+    assert 'data-testid="result-tie" data-outcome="won">WON +10<' in body
+    assert 'data-testid="result-ante"' not in body
+    rnd = Round.objects.get(player=player)
+    body = client.post(
+        url("war_decide", table), {"round_id": rnd.pk, "decision": "war"}, **HTMX
+    ).content.decode()
+    assert 'data-testid="raise-amount">10<' in body
+    assert 'data-testid="result-ante" data-outcome="push">PUSH<' in body
+    assert 'data-testid="result-raise" data-outcome="won">WON +10<' in body
+    # The three burnt cards are drawn face down, their faces never sent.
+    burns = body.split('data-testid="burns"')[1].split('class="war-row')[0]
+    assert burns.count('data-testid="burn-card"') == 3
+    assert burns.count("face-down") == 3 and "data-card=" not in burns
+
+
+def test_a_surrender_shows_half_the_ante_back_on_its_spot(client, player, table):
+    next_shoe(player, "surrender")
+    client.post(url("war_deal", table), {"ante": "25", "slip_key": "half"}, **HTMX)
+    rnd = Round.objects.get(player=player)
+    body = client.post(
+        url("war_decide", table), {"round_id": rnd.pk, "decision": "surrender"}, **HTMX
+    ).content.decode()
+    assert 'data-testid="result-ante" data-outcome="half">HALF BACK 12.50<' in body
+
+
+def pin_for(user, pin: str = "1234") -> None:
+    account.set_pin(user=user, password="pw-Secret-123", new_pin=pin)
+
+
+def test_the_menu_sets_the_personal_max_bet_with_the_pin_and_the_table_follows(
+    client, player, table
+):
+    pin_for(player)
+    response = client.post(
+        url("war_menu_max_bet", table), {"max_bet": "100", "pin": "1234"}, **HTMX
+    )
+    body = response.content.decode()
+    assert "Your personal max bet is now 100 chips per round, in every game." in body
+    assert Profile.objects.get(user=player).personal_max_bet == 10_000
+    # The table's limits come along, out of band: MAX BET is now the player's.
+    assert 'id="war-limits"' in body and 'hx-swap-oob="true"' in body
+    assert 'data-testid="round-max">100<' in body
+    assert 'data-round-max="10000"' in body
+    # Once a week: a second change is refused with the date it is allowed again.
+    body = client.post(
+        url("war_menu_max_bet", table), {"max_bet": "50", "pin": "1234"}, **HTMX
+    ).content.decode()
+    assert "You can change your max bet again from" in body
+    assert Profile.objects.get(user=player).personal_max_bet == 10_000
+
+
+def test_the_menu_refuses_a_max_bet_without_the_pin_or_with_a_wrong_one(client, player, table):
+    body = client.post(url("war_menu_max_bet", table), {"max_bet": "100"}, **HTMX).content.decode()
+    assert "Enter your PIN to confirm the change." in body
+    body = client.post(
+        url("war_menu_max_bet", table), {"max_bet": "100", "pin": "1234"}, **HTMX
+    ).content.decode()
+    assert "Set a PIN first." in body
+    pin_for(player)
+    body = client.post(
+        url("war_menu_max_bet", table), {"max_bet": "100", "pin": "9999"}, **HTMX
+    ).content.decode()
+    assert "The PIN is not correct." in body
+    assert Profile.objects.get(user=player).personal_max_bet is None
+    page = client.get(table.get_absolute_url(), **EN).content.decode()
+    assert 'data-testid="round-max">5,500<' in page
+
+
+def test_the_menu_saves_the_settings_for_every_game(client, player, table):
+    body = client.post(
+        url("war_menu_settings", table), {"sound": "1", "fast_play": "1"}, **HTMX
+    ).content.decode()
+    assert 'data-testid="settings-saved"' in body
+    profile = Profile.objects.get(user=player)
+    assert (profile.sound, profile.effects, profile.music, profile.fast_play) == (
+        True,
+        False,
+        False,
+        True,
+    )
+
+
+def test_the_menu_history_lists_the_players_rounds_at_this_table(
+    client, player, make_player, table
+):
+    other = make_player(chips=100)
+    for i, who in enumerate((player, player, other)):
+        next_shoe(who, "lose")
+        war.deal(user=who, table=table, ante=500, tie_bet=0, slip_key=f"h{i}")
+    body = client.get(url("war_menu_history", table), **HTMX).content.decode()
+    mine = Round.objects.filter(player=player).order_by("-id")
+    assert body.count('data-testid="history-row"') == 2
+    for rnd in mine:
+        assert f'href="{reverse("history_round", args=[rnd.pk])}"' in body
+    assert "Dealer wins" in body and "-5" in body

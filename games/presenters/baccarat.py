@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.utils.translation import gettext as _
 
@@ -208,17 +208,28 @@ class Rebet:
 BEAD_MARKS = {"player": "P", "banker": "B", "tie": "T"}
 
 
-@dataclass(frozen=True, slots=True)
-class RoadCell:
+class RoadCell(NamedTuple):
     """One mark of a road, ready for the template: its classes, its grid
-    area ("row / col", 1-based) and its letter or tie count. The values come
-    from fixed vocabularies (no user text): the template prints them as they
-    are, which keeps a few hundred cells cheap to render."""
+    area ("row / col", 1-based), its letter or tie count, and its markup
+    built from those. The values come from fixed vocabularies (no user
+    text), so road_cells.html#cells prints ``html`` as it is: with the five
+    roads a screen has several hundred cells, re-rendered at every round's
+    end, and one string per cell is what keeps that cheap."""
 
     css: str
     area: str
     mark: str = ""
     ties: int = 0
+    html: str = ""
+
+
+def road_cell(css: str, area: str, mark: str = "", ties: int = 0) -> RoadCell:
+    inner = mark
+    if ties:
+        inner = '<i class="slash"></i>' + (f'<b class="ties">{ties}</b>' if ties > 1 else "")
+    return RoadCell(
+        css, area, mark, ties, f'<span class="{css}" style="grid-area: {area}">{inner}</span>'
+    )
 
 
 def _pairs(cell: Any) -> str:
@@ -231,18 +242,18 @@ def _area(cell: Any) -> str:
 
 def bead_cells(cells: Sequence[Any]) -> list[RoadCell]:
     return [
-        RoadCell(f"bead w-{c.winner}{_pairs(c)}", _area(c), BEAD_MARKS[c.winner]) for c in cells
+        road_cell(f"bead w-{c.winner}{_pairs(c)}", _area(c), BEAD_MARKS[c.winner]) for c in cells
     ]
 
 
 def big_road_cells(cells: Sequence[Any]) -> list[RoadCell]:
     return [
-        RoadCell(f"ring w-{c.winner or 'none'}{_pairs(c)}", _area(c), ties=c.ties) for c in cells
+        road_cell(f"ring w-{c.winner or 'none'}{_pairs(c)}", _area(c), ties=c.ties) for c in cells
     ]
 
 
 def derived_cells(cells: Sequence[Any]) -> list[RoadCell]:
-    return [RoadCell(f"d-{c.colour}", _area(c)) for c in cells]
+    return [road_cell(f"d-{c.colour}", _area(c)) for c in cells]
 
 
 ASK_MARKS = {"player": "P", "banker": "B"}
@@ -261,11 +272,11 @@ def ask_cells(window: RoadWindow, road: str) -> list[RoadCell]:
             continue
         if road == "bead_plate":
             css = f"ask-mark ask-mark-{side} ask-bead w-{side}"
-            out.append(RoadCell(css, _area(cell), ASK_MARKS[side]))
+            out.append(road_cell(css, _area(cell), ASK_MARKS[side]))
         elif road == "big_road":
-            out.append(RoadCell(f"ask-mark ask-mark-{side} ask-ring w-{side}", _area(cell)))
+            out.append(road_cell(f"ask-mark ask-mark-{side} ask-ring w-{side}", _area(cell)))
         else:
-            out.append(RoadCell(f"ask-mark ask-mark-{side} d-{cell.colour}", _area(cell)))
+            out.append(road_cell(f"ask-mark ask-mark-{side} d-{cell.colour}", _area(cell)))
     return out
 
 

@@ -6,6 +6,13 @@ read: one ``LIMIT`` query on the ``(player, table, -seq)`` index, never a
 count or a scan of the whole history. A player with 100,000 rounds costs the
 same as one with 100.
 
+The table screen shows all five roads and, hidden until "Ask P" / "Ask B"
+is pressed, the cell each road would add for one more PLAYER or BANKER win.
+Each road is cut to its latest columns over the road *and* those two cells,
+so an ask cell always lies inside the grid shown, in the same coordinates
+as the road (when the next win would open a column past the window, the
+window has already moved on by one column).
+
 The window starts on a bead-plate column boundary (``seq - 1`` a multiple of
 6), so a round keeps its row in the bead plate while the window moves on;
 the window moves a whole column at a time. The big road of the window is
@@ -26,10 +33,20 @@ from games.models import Round, Table
 
 ROWS = road_core.ROWS
 
-# The table screen: bead plate and big road side by side, phone friendly.
+# The table screen: the five roads beside the felt (scaled to its width).
 TABLE_ROUNDS = 120  # 20 bead-plate columns read
 TABLE_BEAD_COLS = 12
 TABLE_BIG_COLS = 24
+TABLE_EYE_COLS = 30
+TABLE_SMALL_COLS = 15  # small road and cockroach pig, side by side
+TABLE_COLS = {
+    "bead_plate": TABLE_BEAD_COLS,
+    "big_road": TABLE_BIG_COLS,
+    "big_eye_boy": TABLE_EYE_COLS,
+    "small_road": TABLE_SMALL_COLS,
+    "cockroach_pig": TABLE_SMALL_COLS,
+}
+SIDES = ("player", "banker")
 # The details view: larger roads and the derived roads.
 DETAIL_ROUNDS = 360
 DETAIL_BEAD_COLS = 20
@@ -79,6 +96,8 @@ class RoadWindow:
     history: list[ScoreLine]  # the latest rounds' totals, newest first
     last_n: int = LAST_N
     derived: dict[str, Road] = field(default_factory=dict)
+    # side -> road name -> the cell one more win of that side would add, in
+    # the cut road's coordinates (None: that road would get no mark).
     ask: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -120,51 +139,71 @@ def _history(rounds: Sequence[RoadRound], limit: int) -> list[ScoreLine]:
     ]
 
 
-def _cut(cells: Sequence[Any], cols: int) -> Road:
-    """The latest ``cols`` columns of a road, re-numbered from column 0."""
-    if not cells:
-        return Road(cells=[], cols=cols)
-    last = max(cell.col for cell in cells)
+def _cut_asked(cells: Sequence[Any], asked: Sequence[Any], cols: int) -> tuple[Road, list[Any]]:
+    """A road cut to its latest ``cols`` columns, counted over the road and
+    its ask cells together, all re-numbered from column 0 with one offset.
+
+    An ask cell left of the window (a new streak after a dragon tail longer
+    than the window) is dropped: that road shows no mark for it.
+    """
+    last = -1
+    for cell in cells:
+        if cell.col > last:
+            last = cell.col
+    for cell in asked:
+        if cell is not None and cell.col > last:
+            last = cell.col
     offset = max(0, last - cols + 1)
     if not offset:
-        return Road(cells=list(cells), cols=cols)
-    return Road(
-        cells=[cell._replace(col=cell.col - offset) for cell in cells if cell.col >= offset],
-        cols=cols,
+        return Road(cells=list(cells), cols=cols), list(asked)
+    # tuple.__new__ rather than _replace: this runs for every round's reveal.
+    new = tuple.__new__
+    kind = type(cells[0]) if cells else None
+    return (
+        Road(
+            cells=[new(kind, (c[0] - offset, *c[1:])) for c in cells if c[0] >= offset],
+            cols=cols,
+        ),
+        [
+            new(type(c), (c[0] - offset, *c[1:])) if c is not None and c[0] >= offset else None
+            for c in asked
+        ],
+    )
+
+
+def _window(rounds: Sequence[RoadRound], cols: dict[str, int], history: int) -> RoadWindow:
+    roads, asks = road_core.roads_with_ask(rounds, SIDES)
+    cut: dict[str, Road] = {}
+    ask: dict[str, dict[str, Any]] = {side: {} for side in SIDES}
+    for name, width in cols.items():
+        road, marks = _cut_asked(roads[name], [getattr(asks[side], name) for side in SIDES], width)
+        cut[name] = road
+        for side, mark in zip(SIDES, marks, strict=True):
+            ask[side][name] = mark
+    return RoadWindow(
+        rounds=len(rounds),
+        bead_plate=cut.pop("bead_plate"),
+        big_road=cut.pop("big_road"),
+        percentages=road_core.last_n_percentages(rounds, LAST_N),
+        history=_history(rounds, history),
+        derived=cut,
+        ask=ask,
     )
 
 
 def table_roads(*, user: User, table: Table) -> RoadWindow:
-    """Bead plate, big road and LAST 60 GAMES for the table screen."""
+    """The five roads with their ask cells, and LAST 60 GAMES, for the table
+    screen (and the reveal's last step, every round)."""
     rounds = recent_rounds(user=user, table=table, limit=TABLE_ROUNDS)
-    return RoadWindow(
-        rounds=len(rounds),
-        bead_plate=_cut(road_core.bead_plate(rounds), TABLE_BEAD_COLS),
-        big_road=_cut(road_core.big_road(rounds), TABLE_BIG_COLS),
-        percentages=road_core.last_n_percentages(rounds, LAST_N),
-        history=_history(rounds, HISTORY_ROUNDS),
-    )
+    return _window(rounds, TABLE_COLS, HISTORY_ROUNDS)
 
 
 def detail_roads(*, user: User, table: Table) -> RoadWindow:
     """Every road, larger, with the ask-PLAYER / ask-BANKER previews."""
     rounds = recent_rounds(user=user, table=table, limit=DETAIL_ROUNDS)
-    roads = road_core.all_roads(rounds)
-    ask = {}
-    if rounds:
-        ask = {side: road_core.ask(rounds, side) for side in ("player", "banker")}
-    return RoadWindow(
-        rounds=len(rounds),
-        bead_plate=_cut(roads["bead_plate"], DETAIL_BEAD_COLS),
-        big_road=_cut(roads["big_road"], DETAIL_BIG_COLS),
-        percentages=road_core.last_n_percentages(rounds, LAST_N),
-        history=_history(rounds, DETAIL_HISTORY_ROUNDS),
-        derived={
-            name: _cut(roads[name], DETAIL_DERIVED_COLS)
-            for name in ("big_eye_boy", "small_road", "cockroach_pig")
-        },
-        ask=ask,
-    )
+    cols = {"bead_plate": DETAIL_BEAD_COLS, "big_road": DETAIL_BIG_COLS}
+    cols.update(dict.fromkeys(road_core.DERIVED, DETAIL_DERIVED_COLS))
+    return _window(rounds, cols, DETAIL_HISTORY_ROUNDS)
 
 
 def latest_round(*, user: User, table: Table) -> Round | None:

@@ -374,7 +374,7 @@
     var d = toggle.dataset;
     if (!unlocked) lock.textContent = d.textLocked;
     else if (total && !side) lock.textContent = d.textSide;
-    else if (byPromo && !on) lock.textContent = d.textPromo;
+    else if (byPromo) lock.textContent = d.textPromo;
     else lock.textContent = on ? d.textOn : d.textOff;
   };
 

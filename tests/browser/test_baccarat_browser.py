@@ -56,9 +56,9 @@ def test_a_player_bets_watches_the_cards_open_and_the_roads_grow(page, live_url,
     expect(page.get_by_test_id("bead-plate").locator(".bead")).to_have_count(0)
     expect(page.get_by_test_id("big-road").locator(".ring")).to_have_count(0)
 
-    page.get_by_test_id("chip-10").click()
-    page.get_by_test_id("area-player").click()
-    page.get_by_test_id("area-player").click()
+    page.get_by_test_id("chip-5").click()
+    for _ in range(4):
+        page.get_by_test_id("area-player").click()
     expect(page.get_by_test_id("amount-player")).to_have_text("20")
     page.get_by_test_id("area-banker").click()  # refused inline, nothing changes
     expect(page.get_by_test_id("slip-error")).to_contain_text("PLAYER and BANKER")
@@ -91,15 +91,19 @@ def test_a_player_bets_watches_the_cards_open_and_the_roads_grow(page, live_url,
     assert rnd.bets == {"player": 2_000}
     assert rnd.balance_after == 1_000_000 - 2_000 + rnd.total_return
 
-    # The bead plate and the big road each gained a cell; the slip is fresh.
+    # The bead plate and the big road each gained a cell; the stakes stay on
+    # the felt with their result until NEW BET (or the next chip or BET).
     expect(page.get_by_test_id("bead-plate").locator(".bead")).to_have_count(1)
     expect(page.get_by_test_id("big-road").locator(".ring")).to_have_count(1)
+    expect(page.get_by_test_id("amount-player")).to_have_text("20")
+    page.get_by_test_id("new-bet").click()
     expect(page.get_by_test_id("amount-player")).to_have_text("")
 
 
 def test_a_reload_during_the_reveal_shows_the_finished_round(page, live_url, signed_up, orm):
     open_table(page, live_url)
-    page.get_by_test_id("chip-50").click()
+    page.get_by_test_id("chip-25").click()
+    page.get_by_test_id("area-banker").click()
     page.get_by_test_id("area-banker").click()
     expect(page.get_by_test_id("bet-total")).to_have_text("50")
     page.get_by_test_id("bet").click()

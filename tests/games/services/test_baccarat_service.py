@@ -404,3 +404,16 @@ def test_it_saves_the_players_settings(make_player):
         True,
     )
     assert profile.music is True
+
+
+@pytest.mark.parametrize(("stake", "paid"), [(10, 19), (20, 39), (30, 58)])
+def test_a_cent_banker_win_on_classic_is_floored_to_the_cent(make_player, classic, stake, paid):
+    """Seed 001: BANKER pays 1.95 times the stake, floored to the cent:
+    0.10 -> 0.19, 0.20 -> 0.39, 0.30 -> 0.58."""
+    user = make_player(chips=100)
+    next_shoe(user, "banker")
+    rnd = baccarat.place_bet(user=user, table=classic, bets={"banker": stake}, slip_key="c")
+    assert rnd.winner == "banker"
+    assert rnd.returns == {"banker": paid}
+    assert Wallet.objects.get(user=user).balance == 10_000 - stake + paid
+    assert LedgerEntry.objects.filter(wallet__user=user, kind="payout").get().amount == paid

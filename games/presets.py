@@ -111,3 +111,22 @@ PAY_PRESETS: dict[str, dict[str, dict[str, str]]] = {
 }
 # The shoe a game deals from when nothing else says (the verifier's default).
 DEFAULT_DECKS: dict[str, int] = {"baccarat": CLASSIC["decks"], "war": WAR["decks"]}
+
+
+def reachable_max_bet(game: str, limits: dict[str, dict[str, int]]) -> int:
+    """The most one legal slip can hold under these limits (units): a MAX BET
+    above it could never be reached. Baccarat takes PLAYER or BANKER (never
+    both) with TIE and both PAIRs; War takes the ANTE and the TIE BONUS (a
+    war's raise is not part of the bet placed at DEAL)."""
+
+    def most(area: str) -> int:
+        return int((limits.get(area) or {}).get("max") or 0)
+
+    if game == "war":
+        return most("ante") + most("tie_bet")
+    return (
+        max(most("player"), most("banker"))
+        + most("tie")
+        + most("player_pair")
+        + most("banker_pair")
+    )

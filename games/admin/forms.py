@@ -21,10 +21,11 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games.display import format_chips
 from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Game, Table
 from games.money import chip_units
-from games.presets import PAY_PRESETS
+from games.presets import PAY_PRESETS, reachable_max_bet
 from games.selectors.dashboard import LIMIT_AREAS, PAY_KEYS, LivePaytable, live_paytable
 from games.services.tables import table_snapshot
 
@@ -228,6 +229,16 @@ class TableForm(forms.ModelForm):
                 )
                 continue
             limits[area] = {"min": int(lo * UNITS_PER_CHIP), "max": int(hi * UNITS_PER_CHIP)}
+        reachable = reachable_max_bet(self.game_code, limits)
+        if max_bet is not None and not self.errors and max_bet > reachable:
+            self.add_error(
+                "max_bet",
+                gettext(
+                    "No legal bet can reach this MAX BET: under these limits a round holds "
+                    "at most %(most)s chips."
+                )
+                % {"most": format_chips(reachable)},
+            )
         if not self.errors:
             # Not model form fields: written to the instance here, saved by save_table.
             self.instance.pays = pays

@@ -183,13 +183,28 @@ def test_it_saves_limits_and_max_bet_typed_in_chips_as_units(op_client):
     classic = table("baccarat-classic")
     data = form_data(op_client, change_url(classic))
     assert data["max_bet"] == 25_000  # shown in chips
-    data.update(limit_tie_min=5, limit_tie_max=1_500, max_bet=30_000, squeeze_threshold=4_000)
+    data.update(limit_tie_min=5, limit_tie_max=1_500, max_bet=25_500, squeeze_threshold=4_000)
     assert op_client.post(change_url(classic), data).status_code == 302
     classic.refresh_from_db()
     assert classic.limits["tie"] == {"min": 500, "max": 150_000}
-    assert classic.max_bet == 3_000_000
+    assert classic.max_bet == 2_550_000
     assert classic.squeeze_threshold == 400_000
     assert classic.current_version.limits["tie"] == {"min": 500, "max": 150_000}
+
+
+def test_it_refuses_a_max_bet_no_legal_slip_can_reach(op_client):
+    """PLAYER or BANKER 20,000 + TIE 2,000 + two PAIRs 2,000 each: a round holds
+    26,000 at most, so a MAX BET of 30,000 could never be reached."""
+    classic = table("baccarat-classic")
+    versions = TableVersion.objects.filter(table=classic).count()
+    data = form_data(op_client, change_url(classic))
+    data.update(max_bet=30_000)
+    response = op_client.post(change_url(classic), data)
+    assert response.status_code == 200
+    assert "a round holds at most 26,000 chips" in response.content.decode()
+    classic.refresh_from_db()
+    assert classic.max_bet == 2_500_000
+    assert TableVersion.objects.filter(table=classic).count() == versions
 
 
 def test_it_makes_no_version_when_only_the_name_changes(op_client):

@@ -89,14 +89,14 @@ def server(request, production_env):
         stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             pytest.fail(f"{request.param} exited: {proc.stderr.read().decode()[-2000:]}")
         try:
-            requests.get(url + "/accounts/login/", timeout=2)
+            requests.get(url + "/accounts/login/", timeout=10)
             break
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or still loading
             time.sleep(0.2)
     yield request.param, url
     proc.terminate()

@@ -262,6 +262,9 @@ class Profile(models.Model):
     max_bet_changed_at = models.DateTimeField(null=True, blank=True)
     pin_failures = models.PositiveSmallIntegerField(default=0)
     pin_locked_until = models.DateTimeField(null=True, blank=True)
+    # A visitor's demo account (games/services/demo.py): demo chips, kept out
+    # of every real figure, deleted a day after its last use.
+    demo = models.BooleanField(_("demo account"), default=False, db_index=True)
 
     class Meta:
         verbose_name = _("player profile")

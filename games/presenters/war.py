@@ -297,14 +297,13 @@ def table_context(
     slip_key: str,
     message: str = "",
     message_level: str = "",
-    now: dt.datetime | None = None,
 ) -> dict[str, Any]:
     """The whole table page: the round region, the empty spots the browser
-    builds the next bet on, the limits, the menu and the fairness panel."""
+    builds the next bet on, the limits, the menu's settings and the fairness
+    panel. The menu's history and bet options load when their tab opens."""
     return {
         "table": table,
         "empty_stakes": stake_views(None, chips=table.chips, version=version),
-        "bet_options": bet_options_view(profile, now=now),
         "fast": profile.fast_play,
         "version": version,
         "rv": round_view,

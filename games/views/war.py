@@ -241,8 +241,7 @@ def timed_out(request: PlayerRequest, slug: str) -> HttpResponse:
         request,
         _(
             "Time ran out for your war decision at %(table)s, so you were taken off the "
-            "table. Your round is saved with its cards and stakes: nothing was settled. "
-            "Return to %(table)s to choose WAR or SURRENDER."
+            "table. Your round is saved."
         )
         % {"table": table.name},
         extra_tags=f"war-timeout resume-{table.slug}",
@@ -278,6 +277,18 @@ def menu_history(request: PlayerRequest, slug: str) -> HttpResponse:
     return render(
         request, f"{TEMPLATE}#history", {"table": table, "history": rows, "history_loaded": True}
     )
+
+
+@login_required
+@require_GET
+def menu_bet_options(request: PlayerRequest, slug: str) -> HttpResponse:
+    """The menu's personal max bet: what it is and whether it can change now."""
+    table = war_table(slug)
+    context = {
+        "table": table,
+        "bet_options": presenter.bet_options_view(profile_for(request.user)),
+    }
+    return render(request, f"{TEMPLATE}#bet_options", context)
 
 
 @login_required

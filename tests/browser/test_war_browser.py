@@ -154,7 +154,7 @@ def test_time_running_out_takes_the_player_off_the_table_and_back(page, live_url
     expect(page.locator("#messages")).to_contain_text("Time ran out for your war decision")
     expect(page.locator("#messages")).to_contain_text("Your round is saved")
     resume = page.get_by_test_id("resume-round")
-    expect(resume).to_contain_text("Your round at Quick War is saved")
+    expect(resume).to_contain_text("Your round at Quick War waits for you")
     resume.get_by_test_id("resume-link").click()
     page.wait_for_url(f"{live_url}/war/{slug}/")
     expect(page.get_by_test_id("decision-panel")).to_be_visible()

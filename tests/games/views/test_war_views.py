@@ -7,6 +7,7 @@ from functools import cache
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from games.cards import server_seed_hash
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
@@ -328,3 +329,19 @@ def test_the_menu_history_lists_the_players_rounds_at_this_table(
     for rnd in mine:
         assert f'href="{reverse("history_round", args=[rnd.pk])}"' in body
     assert "Dealer wins" in body and "-5" in body
+
+
+def test_the_menu_bet_options_say_when_the_max_bet_can_change_again(client, player, table):
+    body = client.get(url("war_menu_bet_options", table), **HTMX).content.decode()
+    assert 'data-testid="max-bet-no-pin"' in body
+    pin_for(player)
+    body = client.get(url("war_menu_bet_options", table), **HTMX).content.decode()
+    assert 'data-testid="menu-max-bet-form"' in body
+    # Changed a minute ago: the form waits for the next Friday 00:00 in New York.
+    changed = timezone.now() - dt.timedelta(minutes=1)
+    Profile.objects.filter(user=player).update(max_bet_changed_at=changed)
+    body = client.get(url("war_menu_bet_options", table), **HTMX).content.decode()
+    assert 'data-testid="menu-max-bet-form"' not in body
+    allowed = account.next_change_allowed(changed).astimezone(account.WEEK_ZONE)
+    assert allowed.strftime("%a %Y-%m-%d 00:00").startswith("Fri")
+    assert allowed.strftime("%a %Y-%m-%d 00:00") in body

@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import load  # noqa: E402
+from bench import load
 
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 FLOOD_BASE = 240  # client numbers of the flooders' addresses (bench.load.client_address)

@@ -11,6 +11,7 @@ class CasinoConfig(AppConfig):
     verbose_name = "Casino site"
 
     def ready(self) -> None:
-        from casino import sockets
+        # Imported once the apps are ready: it imports the auth models.
+        from casino import sockets  # noqa: PLC0415
 
         sockets.connect()

@@ -30,7 +30,8 @@ graceful_timeout = 10
 def post_worker_init(worker) -> None:
     """Each worker, once it has loaded the application: trust the proxies it
     was told to and, when asked, ready the process (casino/startup.py)."""
-    from casino import wsgi
+    # The worker has loaded the application by now; this config file is read before.
+    from casino import wsgi  # noqa: PLC0415
 
     wsgi.application.trust(worker.cfg.forwarded_allow_ips)
     # Off by default: on this project's 2-core test machine, shared with other
@@ -38,6 +39,6 @@ def post_worker_init(worker) -> None:
     # without it, 4.8 s with it, at 71% and 100% machine load); measure again
     # on a quiet machine before turning it on (CASINO_GC_FREEZE=1).
     if os.environ.get("CASINO_GC_FREEZE", "0") == "1":
-        from casino.startup import prepare_process
+        from casino.startup import prepare_process  # noqa: PLC0415  (needs Django set up)
 
         prepare_process()

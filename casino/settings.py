@@ -63,7 +63,8 @@ DEBUG = envbool("DJANGO_DEBUG", True)
 # credential posts, plain static storage) apply; see CASINO_CREDENTIAL_POSTS.
 TESTING = envbool("CASINO_TESTING", "pytest" in sys.modules)
 
-_DEV_SECRET = "dev-only-insecure-secret-key-do-not-use-in-production-0123456789"
+# Debug mode only: production refuses to start without DJANGO_SECRET_KEY.
+_DEV_SECRET = "dev-only-insecure-secret-key-do-not-use-in-production-0123456789"  # noqa: S105
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
@@ -112,6 +113,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # An expired demo's requests: a new-demo page instead of the login page.
+    "games.middleware.DemoSessionMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -367,6 +370,9 @@ CASINO_SOCKET_THREADS = envint("CASINO_SOCKET_THREADS", 1, minimum=1)
 # Amounts are in chips here; the wallet stores minor units (1 chip = 100).
 CASINO_STARTING_CHIPS = envint("CASINO_STARTING_CHIPS", 10_000, minimum=0)
 CASINO_DAILY_TOPUP_CHIPS = envint("CASINO_DAILY_TOPUP_CHIPS", 1_000, minimum=0)
+# Demo accounts a client address may start per hour (games/services/demo.py);
+# 0 turns the limit off (the tests do, except the limit's own).
+CASINO_DEMO_STARTS = envint("CASINO_DEMO_STARTS", 0 if TESTING else 30, minimum=0)
 # Seconds between two cards of the reveal (normal and fast-forward).
 CASINO_REVEAL_DELAY = float(os.environ.get("CASINO_REVEAL_DELAY", "0.6"))
 CASINO_REVEAL_FAST_DELAY = float(os.environ.get("CASINO_REVEAL_FAST_DELAY", "0.1"))

@@ -23,12 +23,17 @@ import asyncio
 import contextlib
 import datetime as dt
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import timezone
 
 from casino.sockets import session_group, user_group
+
+if TYPE_CHECKING:
+    from asgiref.typing import WebSocketConnectEvent, WebSocketDisconnectEvent
 
 SESSION_END_CLOSE_CODE = 4001
 
@@ -42,14 +47,14 @@ def stored_expiry(session_key: str) -> dt.datetime | None:
     )
 
 
-class SessionBoundSocket:
-    """Mixin for an ``AsyncWebsocketConsumer`` (see the module docstring)."""
+class SessionBoundSocket(AsyncWebsocketConsumer):
+    """Base of the table consumers, before ``AsyncWebsocketConsumer`` (see the module docstring)."""
 
     session_key: str | None = None
     session_ended: bool = False
     session_watch: asyncio.Task | None = None
 
-    async def websocket_connect(self, message) -> None:
+    async def websocket_connect(self, message: WebSocketConnectEvent) -> None:
         user = self.scope.get("user")
         key = getattr(self.scope.get("session"), "session_key", None)
         if user is not None and user.is_authenticated and key:
@@ -57,18 +62,22 @@ class SessionBoundSocket:
             self.groups = [*self.groups, session_group(key), user_group(user.pk)]
         await super().websocket_connect(message)
 
-    async def accept(self, subprotocol=None, headers=None) -> None:
+    async def accept(
+        self, subprotocol: str | None = None, headers: list[tuple[str, str]] | None = None
+    ) -> None:
         await super().accept(subprotocol, headers)
         if self.session_key and self.session_watch is None:
             self.session_watch = asyncio.create_task(self._watch_session())
 
-    async def websocket_disconnect(self, message) -> None:
+    async def websocket_disconnect(self, message: WebSocketDisconnectEvent) -> None:
         watch = self.session_watch
         if watch is not None and watch is not asyncio.current_task():
             watch.cancel()
         await super().websocket_disconnect(message)
 
-    async def send(self, text_data=None, bytes_data=None, close=False) -> None:
+    async def send(  # type: ignore[override]  # the websocket consumer's own signature
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
         if self.session_ended:
             return
         await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
@@ -82,7 +91,7 @@ class SessionBoundSocket:
 
     async def _watch_session(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):
-            while not self.session_ended:
+            while not self.session_ended and self.session_key:
                 expiry = await stored_expiry(self.session_key)
                 now = timezone.now()
                 if expiry is None or expiry <= now:

@@ -96,7 +96,12 @@
 
   // The socket's state on <body data-ws>: "open" once the table can show a reveal.
   document.addEventListener("htmx:wsOpen", function () { document.body.dataset.ws = "open"; });
-  document.addEventListener("htmx:wsClose", function () { document.body.dataset.ws = "closed"; });
+  document.addEventListener("htmx:wsClose", function (evt) {
+    document.body.dataset.ws = "closed";
+    // 4001: the session ended (logged out elsewhere, expired, deactivated): sign in again.
+    var code = evt.detail && evt.detail.event && evt.detail.event.code;
+    if (code === 4001) window.location.assign("/accounts/login/?next=" + encodeURIComponent(window.location.pathname));
+  });
 
   // Settings saved: the #bac-prefs element was swapped in again.
   document.addEventListener("htmx:oobAfterSwap", function (evt) {

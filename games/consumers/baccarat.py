@@ -5,11 +5,19 @@ game logic. On ``round.reveal`` it reads the stored round, renders its reveal
 steps with the presenter's partials and sends them, pausing between steps
 (a card's delay, or the player's peel in a squeeze). docs/reveal.md
 describes the steps, the pauses and the browser's messages.
+
+A socket that drops (a worker restarts, the network blinks) is opened again
+by the page's ws extension. On connect the consumer sends the settled result
+of the player's latest round at this table if no socket finished showing it
+(a cache mark set after each result step, kept
+``CASINO_REVEAL_RESUME_SECONDS``): a reveal cut off midway ends on its result
+rather than on nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import logging
 from dataclasses import dataclass
@@ -19,7 +27,8 @@ from typing import Any, cast
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.utils import translation
+from django.core.cache import cache
+from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
 from games.consumers.session import SessionBoundSocket
@@ -82,10 +91,49 @@ def reveal_steps(rnd: Round, *, table: Table, squeeze: str | None = None) -> lis
             steps += _peel_steps(rnd, peel, code, shown=i + 1)
         else:
             steps.append(_open_cards(rnd, [(slot, code)], shown=i + 1, name="card"))
+    steps.append(result_step(rnd, table=table))
+    return steps
+
+
+def result_step(rnd: Round, *, table: Table) -> RevealStep:
+    """The reveal's last step: banner, PAYOUT, balance, roads and history."""
     roads = road_selectors.table_roads(user=rnd.player, table=table)
     context = presenter.result_context(rnd, table=table, roads=roads)
-    steps.append(RevealStep("result", presenter.fragment("step_result", context), Pause.NONE))
-    return steps
+    return RevealStep("result", presenter.fragment("step_result", context), Pause.NONE)
+
+
+def shown_key(round_id: int) -> str:
+    """The cache key that says a round's reveal reached its result on a socket."""
+    return f"reveal-shown:{round_id}"
+
+
+def mark_shown(round_id: int) -> None:
+    try:
+        cache.set(shown_key(round_id), 1, settings.CASINO_REVEAL_RESUME_SECONDS)
+    except Exception:  # the cache is down: a reconnecting tab shows the result again
+        logger.warning("could not mark round %s as shown", round_id, exc_info=True)
+
+
+def unshown_round(user: User, slug: str) -> Round | None:
+    """The player's latest Baccarat round at this table, settled within
+    ``CASINO_REVEAL_RESUME_SECONDS``, whose reveal no socket finished."""
+    since = timezone.now() - dt.timedelta(seconds=settings.CASINO_REVEAL_RESUME_SECONDS)
+    rnd = (
+        Round.objects.select_related("player", "table", "version")
+        .filter(player=user, game=Game.BACCARAT, table__slug=slug)
+        .order_by("-id")
+        .first()
+    )
+    if rnd is None or rnd.status != Round.Status.SETTLED or not rnd.settled_at:
+        return None
+    if rnd.settled_at < since:
+        return None
+    try:
+        if cache.get(shown_key(rnd.pk)):
+            return None
+    except Exception:  # the cache is down: showing a result twice beats not at all
+        logger.warning("could not read whether round %s was shown", rnd.pk, exc_info=True)
+    return rnd
 
 
 def _peel_steps(rnd: Round, peel: presenter.PeelView, code: str, *, shown: int) -> list[RevealStep]:
@@ -149,8 +197,24 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         self.client_event = asyncio.Event()
         # (action, slot) the current step waits for, e.g. ("peel_start", "p2").
         self.waiting: tuple[str, str] | None = None
+        self.resumed: set[int] = set()  # rounds whose result the connect sent
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        await self._resume()
+
+    async def _resume(self) -> None:
+        """Send the result of a round whose reveal no socket finished."""
+        try:
+            found = await self._unshown_result()
+        except Exception:
+            logger.exception("could not resume the reveal for player %s", self.user.pk)
+            return
+        if found is None:
+            return
+        round_id, html = found
+        self.resumed.add(round_id)
+        await self.send(text_data=html)
+        await in_thread(mark_shown)(round_id)
 
     async def disconnect(self, code: int) -> None:
         worker = getattr(self, "worker", None)
@@ -191,6 +255,8 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     async def round_reveal(self, event: dict[str, Any]) -> None:
         if event.get("table") != self.slug:
             return  # a round at another table of the same player
+        if int(event["round_id"]) in self.resumed:
+            return  # connected after the commit: its result is already shown
         squeeze = event.get("squeeze")
         await self.rounds.put((int(event["round_id"]), squeeze if squeeze in SIDES else None))
         if self.worker is None or self.worker.done():
@@ -220,6 +286,8 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     self.waiting = (action, step.slot)
                     self.client_event.clear()
                 await self.send(text_data=step.html)
+                if step.name == "result":
+                    await in_thread(mark_shown)(round_id)
                 await self._pause(step.pause)
                 self.waiting = None
 
@@ -262,6 +330,14 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         if not Table.objects.filter(slug=self.slug, game=Game.BACCARAT).exists():
             return None
         return Profile.objects.filter(user=self.user).values_list("fast_play", flat=True).first()
+
+    @in_thread
+    def _unshown_result(self) -> tuple[int, str] | None:
+        rnd = unshown_round(self.user, self.slug)
+        if rnd is None:
+            return None
+        with translation.override(self.language):
+            return rnd.pk, result_step(rnd, table=rnd.table).html
 
     @in_thread
     def _steps(self, round_id: int, squeeze: str | None = None) -> list[RevealStep]:

@@ -379,6 +379,11 @@ CASINO_REVEAL_FAST_DELAY = float(os.environ.get("CASINO_REVEAL_FAST_DELAY", "0.1
 # An open socket re-reads its session this often (and at its expiry), and is
 # closed once the session is gone (games/consumers/session.py).
 CASINO_SOCKET_SESSION_CHECK = float(os.environ.get("CASINO_SOCKET_SESSION_CHECK", "60"))
+# A Baccarat socket that connects sends the result of the player's latest
+# round at its table settled this many seconds ago or less, if no socket
+# finished showing it (games/consumers/baccarat.py: a reveal cut off by a
+# dropped socket ends on its result after the page reconnects).
+CASINO_REVEAL_RESUME_SECONDS = envint("CASINO_REVEAL_RESUME_SECONDS", 120, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -37,6 +37,7 @@ setup: $(VENV)/.runtime messages
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py setup_casino
 	$(BIN)/python manage.py repair_rounds --refund
+	$(BIN)/python manage.py cleanup_demo
 	$(BIN)/python manage.py collectstatic --no-input -v 0
 
 # One daphne serves pages (Django's ASGI handler) and sockets (Channels).

@@ -5,12 +5,15 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from games.middleware import DEMO_SESSION_KEY
 from games.selectors.players import wallet_for
 
 
 def casino(request: HttpRequest) -> dict[str, Any]:
     """The header's balance for a signed-in player, read only when a page
-    shows it and its view did not give it (the table views do)."""
+    shows it and its view did not give it (the table views do); and
+    ``demo_mode`` for a demo account (the DEMO marker, the disabled
+    controls), from its session: no query."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
@@ -19,4 +22,5 @@ def casino(request: HttpRequest) -> dict[str, Any]:
         return wallet_for(user).balance
 
     header: Callable[[], int] = balance
-    return {"header_balance": header}
+    session = getattr(request, "session", None) or {}
+    return {"header_balance": header, "demo_mode": bool(session.get(DEMO_SESSION_KEY))}

@@ -30,6 +30,7 @@ from django.utils.translation import gettext_lazy
 from games.baccarat.odds import rtp
 from games.models import Round, Table, TableVersion
 from games.presets import BACCARAT_AREAS, WAR_AREAS, WAR_PAYS
+from games.selectors.demo import real_rounds
 from games.war.odds import exact_edge
 
 # The multipliers an operator edits, per game, in the order they are shown.
@@ -253,7 +254,7 @@ def takings(*, since: dt.datetime, until: dt.datetime | None = None) -> list[Tab
     period = Q(created_at__gte=since)
     if until is not None:
         period &= Q(created_at__lt=until)
-    rounds = Round.objects.filter(period)
+    rounds = real_rounds(Round.objects.filter(period))
     settled = rounds.filter(status=Round.Status.SETTLED)
     money: dict[int, dict[str, Any]] = {
         row["table_id"]: row
@@ -446,7 +447,7 @@ def table_series(
         bucket = TruncHour("created_at", tzinfo=dt.UTC)
     else:
         bucket = TruncDay("created_at", tzinfo=timezone.get_current_timezone())
-    rounds = Round.objects.filter(created_at__gte=starts[0], created_at__lt=ends[-1])
+    rounds = real_rounds(Round.objects.filter(created_at__gte=starts[0], created_at__lt=ends[-1]))
     tables = Table.objects.order_by("position", "id")
     if table is not None:
         rounds = rounds.filter(table=table)

@@ -16,6 +16,7 @@ from django.db.models import Case, Count, F, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 
 from games.models import AuditEntry, LedgerEntry, Round
+from games.selectors.demo import real_users
 
 SEARCH_LIMIT = 20
 RECENT_ROUNDS = 20
@@ -35,7 +36,7 @@ def search_players(query: str, *, limit: int = SEARCH_LIMIT) -> list[User]:
         match |= Q(pk=int(query))
         exact |= Q(pk=int(query))
     users = (
-        User.objects.filter(match)
+        real_users(User.objects.filter(match))
         .annotate(
             rank=Case(When(exact, then=Value(0)), default=Value(1)),
             balance=F("wallet__balance"),

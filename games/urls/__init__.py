@@ -14,4 +14,5 @@ urlpatterns = [
     path("war/", include("games.urls.war")),
     path("history/", include("games.urls.history")),
     path("account/", include("games.urls.account")),
+    path("", include("games.urls.demo")),
 ]

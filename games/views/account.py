@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile
 from games.services import account as account_service
+from games.views.demo import not_in_demo
 
 
 class PinForm(forms.Form):
@@ -90,6 +91,7 @@ def account(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+@not_in_demo("pin", back="account")
 def pin(request: HttpRequest) -> HttpResponse:
     form = PinForm(request.POST)
     if form.is_valid():
@@ -110,6 +112,7 @@ def pin(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+@not_in_demo("max_bet", back="account")
 def max_bet(request: HttpRequest) -> HttpResponse:
     form = MaxBetForm(request.POST)
     if form.is_valid():

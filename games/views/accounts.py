@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
@@ -14,8 +14,10 @@ from django.views.decorators.http import require_POST
 
 from games.errors import GameError
 from games.models import Table
+from games.selectors.demo import is_demo
 from games.services import account as account_service
 from games.services import wallet as wallet_service
+from games.views import demo
 
 
 class SignUpForm(UserCreationForm):
@@ -27,10 +29,14 @@ class SignUpForm(UserCreationForm):
 
 
 def signup(request: HttpRequest) -> HttpResponse:
-    if request.user.is_authenticated:
+    # A demo may sign up: its demo is logged out first, and its chips stay behind.
+    from_demo = is_demo(request.user)
+    if request.user.is_authenticated and not from_demo:
         return redirect("lobby")
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
+        if from_demo:
+            logout(request)
         user = form.save()
         wallet_service.open_account(user=user)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -39,8 +45,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form})
 
 
-@login_required
 def lobby(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return demo.welcome(request)  # the visitor's front page: Play demo
     wallet = wallet_service.open_account(user=request.user)
     # Closed tables stay listed, marked closed, so a player knows why.
     tables = Table.objects.order_by("position", "id")
@@ -49,6 +56,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+@demo.not_in_demo("topup", back="lobby")
 def topup(request: HttpRequest) -> HttpResponse:
     try:
         account_service.claim_daily_topup(user=request.user)

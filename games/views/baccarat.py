@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from games.baccarat.rules import AREAS
 from games.errors import BetRefused, GameError
-from games.models import UNITS_PER_CHIP, Table
+from games.models import UNITS_PER_CHIP, Profile, Table
 from games.presenters import baccarat as presenter
 from games.presenters import table_history as table_history_presenter
 from games.presenters.common import truthy
@@ -177,14 +177,19 @@ def roads(request: PlayerRequest, slug: str) -> HttpResponse:
     return render(request, "baccarat/roads.html", context)
 
 
-@login_required
 @require_GET
 def rules(request: PlayerRequest, slug: str) -> HttpResponse:
     """Rules, this table's current paytable (its version) and limits, each bet's
-    exact RTP, and when the page was generated (seed 001 stamps its rules so)."""
+    exact RTP, and when the page was generated (seed 001 stamps its rules so).
+
+    Public: a visitor reads the table's own limits (a blank profile has no
+    personal max bet); a signed-in player's personal limit shows."""
     table = baccarat_table(slug)
     version = current_version(table)
-    limits = service.bet_limits(user=request.user, version=version, chips=table.chips)
+    visitor = None if request.user.is_authenticated else Profile()
+    limits = service.bet_limits(
+        user=request.user, version=version, profile=visitor, chips=table.chips
+    )
     context = presenter.rules_context(
         table=table,
         version=version,

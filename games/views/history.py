@@ -32,6 +32,7 @@ from games.selectors.history_export import csv_rows
 from games.selectors.round_facts import is_open, result_label, shown_cards
 from games.selectors.round_report import round_report, visible_round
 from games.selectors.round_verification import verify_round
+from games.views.demo import not_in_demo
 from games.views.requests import PlayerRequest
 
 
@@ -176,6 +177,7 @@ class _Echo:
 
 @login_required
 @require_GET
+@not_in_demo("csv", back="history")
 def history_export(request: PlayerRequest, user_id: int | None = None) -> StreamingHttpResponse:
     """The filtered rounds as CSV, streamed. A player may export their own;
     staff may export anyone's (another player's is a 404 for a player)."""

@@ -32,6 +32,7 @@ from games.services import rounds
 from games.services import war as war_service
 from games.services.baccarat import save_settings
 from games.views.account import MaxBetForm
+from games.views.demo import not_in_demo
 from games.views.requests import PlayerRequest
 from games.war.odds import exact_edge
 
@@ -293,6 +294,7 @@ def menu_bet_options(request: PlayerRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
+@not_in_demo("max_bet", back="lobby")
 def menu_max_bet(request: PlayerRequest, slug: str) -> HttpResponse:
     """The menu's personal max bet: the Account page's form and rules (the
     account service decides: once a week, PIN required); the answer shows in
@@ -340,18 +342,21 @@ def menu_max_bet(request: PlayerRequest, slug: str) -> HttpResponse:
     return render(request, f"{TEMPLATE}#bet_options_answer", context)
 
 
-@login_required
 @require_GET
 def rules(request: PlayerRequest, slug: str) -> HttpResponse:
-    """The rules, the paytable and the exact house edge of each wager and strategy."""
+    """The rules, the paytable and the exact house edge of each wager and strategy.
+
+    Public: a visitor reads the table's own limits (a blank profile has no
+    personal max bet); a signed-in player's personal limit shows."""
     table = war_table(slug)
     version = rounds.current_version(table)
+    visitor = None if request.user.is_authenticated else Profile()
     pays = decimal_pays(version.pays)
     context = presenter.rules_context(
         table=table,
         version=version,
         pays=pays,
         edges=exact_edge(version.decks, pays),
-        limits=presenter.limits_view(version, rounds.round_max_bet(request.user, version)),
+        limits=presenter.limits_view(version, rounds.round_max_bet(request.user, version, visitor)),
     )
     return render(request, "war/rules.html", context)

@@ -17,4 +17,10 @@ class Command(BaseCommand):
                     f"wallet {wallet.pk} ({wallet.user}): balance {wallet.balance} != ledger sum {total}"
                 )
             raise CommandError(f"{len(bad)} wallet(s) do not match their ledger")
-        self.stdout.write(f"ledger ok: {Wallet.objects.count()} wallet(s) match their ledger rows")
+        # Demo wallets are checked like any other, and counted apart.
+        demo = Wallet.objects.filter(user__profile__demo=True).count()
+        real = Wallet.objects.count() - demo
+        self.stdout.write(
+            f"ledger ok: {real + demo} wallet(s) match their ledger rows "
+            f"({real} real, {demo} demo)"
+        )

@@ -10,6 +10,7 @@ import datetime as dt
 import hashlib
 import html as html_lib
 import io
+import math
 import re
 import uuid
 from decimal import Decimal
@@ -31,7 +32,8 @@ from casino.sockets import SESSION_END, user_group
 from games.baccarat.rules import play_coup, settle
 from games.cards import server_seed_hash
 from games.models import AuditEntry, Profile, Round, Table
-from games.selectors.history_export import CHUNK_SIZE
+from games.selectors.history_export import CHUNK_SIZE, ROWS_PER_CHUNK
+from games.services.baccarat import coup_record
 from games.services.operator import do_adjustments, set_player_active
 from games.services.tables import save_table, table_snapshot
 from games.verify import derive_shoe
@@ -88,10 +90,7 @@ def play_round(
         else "lose"
         if total_return < total_bet
         else "push",
-        cards=[str(c) for c in shoe[: len(coup.player) + len(coup.banker)]],
-        winner=coup.winner,
-        player_pair=coup.player_pair,
-        banker_pair=coup.banker_pair,
+        **coup_record(coup, decks=table.decks),
         settled_at=timezone.now(),
     )
     if when is not None:
@@ -473,14 +472,17 @@ def test_the_floor_export_streams_without_building_the_body(op_client, make_play
     chunks = iter(response.streaming_content)
     with CaptureQueriesContext(connection) as queries:
         header = next(chunks)
-    assert header.startswith(b"id,time,player")
+    assert header.startswith(b"id,time,player") and header.count(b"\n") == 1
     assert len(queries) == 0  # the header goes out before a single round is read
     with CaptureQueriesContext(connection) as queries:
         first = next(chunks)
     assert first.split(b",")[2] == b"alice"
-    assert len(queries) == 1  # one chunk of rounds read, not the whole range
+    assert first.count(b"\n") == ROWS_PER_CHUNK
+    assert len(queries) == 1  # one fetch of rounds, not the whole range
     rest = list(chunks)
-    assert len(rest) == many - 1  # one chunk per round: the body is never built whole
+    # Chunk after chunk, a few hundred lines each: the body is never built whole.
+    assert len(rest) == math.ceil(many / ROWS_PER_CHUNK) - 1
+    assert sum(chunk.count(b"\n") for chunk in rest) == many - ROWS_PER_CHUNK
 
 
 def test_the_floor_export_matches_each_players_own_export(op_client, make_player):

@@ -1,0 +1,206 @@
+"""How long the operators' floor export takes for 100,000 rounds and how much
+memory it holds; the last line printed is one JSON object.
+
+Run from the repository root: ``.venv/bin/python bench/floor_export.py``. It
+builds a throwaway SQLite file database (deleted afterwards), bulk-creates
+100,000 rounds of both games for 200 players over ten days, then downloads
+``/admin/games/table/dashboard/export.csv`` through Django's test client as a
+superuser, reading the streamed body chunk by chunk as a browser would.
+
+* ``seconds_100k``: the whole download of the 100,000 rounds (target < 10 s).
+* ``peak_mib_10k`` / ``peak_mib_100k``: the most Python memory (tracemalloc)
+  the download held at once, over one day's 10,000 rounds and over all ten
+  days' 100,000. A streamed export keeps them about equal; a body built whole
+  would grow tenfold.
+* ``bytes_100k``, ``rows_100k``: what was downloaded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+# The pure core needs no Django; the models and the site wait for main() to
+# point Django at the throwaway database.
+from games.baccarat.rules import play_coup
+from games.cards import server_seed_hash
+from games.verify import derive_shoe
+
+ROUNDS = 100_000
+PLAYERS = 200
+DAYS = 10
+BATCH = 5_000
+
+
+def make_rounds(players: list, now: dt.datetime) -> None:
+    """``ROUNDS`` settled rounds, both games, spread evenly over ``DAYS`` days."""
+    from games.models import Round, Table  # noqa: PLC0415  app loading: main() sets Django up first
+
+    baccarat = Table.objects.get(slug="baccarat-classic")
+    war = Table.objects.get(slug="casino-war")
+    seed = "cd" * 32
+    seed_hash = server_seed_hash(bytes.fromhex(seed))
+    coups = [play_coup(derive_shoe(seed, "bench", n, 8)) for n in range(32)]
+    seq: dict[tuple[int, int], int] = {}
+    batch: list[Round] = []
+    step = dt.timedelta(days=DAYS) / ROUNDS
+    start = now - dt.timedelta(days=DAYS)
+    for i in range(ROUNDS):
+        player = players[i % len(players)]
+        table = war if i % 4 == 3 else baccarat
+        key = (player.pk, table.pk)
+        seq[key] = seq.get(key, 0) + 1
+        coup = coups[i % len(coups)]
+        if table is war:
+            cards = [str(c) for c in coup.cards_in_deal_order[:2]]
+            detail = {"decision": None, "result": "win" if i % 2 else "lose"}
+            bets, returns = {"ante": 1_000}, {"ante": 2_000 if i % 2 else 0}
+            winner = detail["result"]
+        else:
+            cards = [str(c) for c in coup.cards_in_deal_order]
+            detail = {"player_total": coup.player_total, "banker_total": coup.banker_total}
+            bets = {"banker": 1_000}
+            returns = {"banker": 1_950 if coup.winner == "banker" else 0}
+            winner = coup.winner
+        total_return = sum(returns.values())
+        batch.append(
+            Round(
+                player=player,
+                table=table,
+                version_id=table.current_version_id,
+                game=table.game,
+                seq=seq[key],
+                slip_key=uuid.uuid4().hex,
+                server_seed=seed,
+                server_seed_hash=seed_hash,
+                client_seed="bench",
+                nonce=i,
+                bets=bets,
+                returns=returns,
+                total_bet=1_000,
+                total_return=total_return,
+                balance_before=10_000_000,
+                balance_after=10_000_000 - 1_000 + total_return,
+                outcome="win" if total_return > 1_000 else "lose",
+                cards=cards,
+                detail=detail,
+                winner=winner,
+            )
+        )
+        if len(batch) == BATCH:
+            made = Round.objects.bulk_create(batch)
+            _spread(made, start, step, i + 1 - len(made))
+            batch = []
+    if batch:
+        made = Round.objects.bulk_create(batch)
+        _spread(made, start, step, ROUNDS - len(made))
+
+
+def _spread(rounds: list, start: dt.datetime, step: dt.timedelta, first: int) -> None:
+    """auto_now_add stamped them all now: move each to its place in the ten days."""
+    from games.models import Round  # noqa: PLC0415  app loading, as above
+
+    for offset, rnd in enumerate(rounds):
+        rnd.created_at = start + step * (first + offset)
+    Round.objects.bulk_update(rounds, ["created_at"], batch_size=1_000)
+
+
+def download(client, params: dict[str, str]) -> tuple[int, int]:
+    """Read the streamed export chunk by chunk; (bytes, lines) received."""
+    response = client.get("/admin/games/table/dashboard/export.csv", params)
+    assert response.status_code == 200, response.status_code
+    assert response.streaming
+    size = lines = 0
+    for chunk in response.streaming_content:
+        size += len(chunk)
+        lines += chunk.count(b"\n")
+    return size, lines
+
+
+def main() -> None:
+    tmp = tempfile.mkdtemp(prefix="casino-bench-floor-")
+    db_path = Path(tmp) / "bench.sqlite3"
+    os.environ["CASINO_SQLITE_PATH"] = str(db_path)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+    os.environ.setdefault("DJANGO_DEBUG", "1")
+
+    import django  # noqa: PLC0415  app loading: the settings' environment is set just above
+
+    django.setup()
+    # App loading: these need the apps set up on the throwaway database.
+    from django.contrib.auth import get_user_model  # noqa: PLC0415
+    from django.core.management import call_command  # noqa: PLC0415
+    from django.db import connection, connections, transaction  # noqa: PLC0415
+    from django.test import Client  # noqa: PLC0415
+    from django.test.utils import setup_test_environment  # noqa: PLC0415
+    from django.utils import timezone  # noqa: PLC0415
+
+    setup_test_environment()  # lets the test client's "testserver" host in
+    try:
+        call_command("migrate", verbosity=0, interactive=False)
+        User = get_user_model()
+        t0 = time.perf_counter()
+        now = timezone.now()
+        with transaction.atomic():
+            players = User.objects.bulk_create(
+                [User(username=f"player{i:03d}") for i in range(PLAYERS)]
+            )
+            make_rounds(players, now)
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+        print(f"built {ROUNDS} rounds in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+
+        operator = User.objects.create_superuser("operator", "op@example.com", None)
+        client = Client(HTTP_ACCEPT_LANGUAGE="en")
+        client.force_login(operator)
+        today = timezone.localdate(now)
+        everything = {
+            "date_from": (today - dt.timedelta(days=DAYS)).isoformat(),
+            "date_to": today.isoformat(),
+        }
+        one_day = {"date_from": (today - dt.timedelta(days=3)).isoformat()}
+        one_day["date_to"] = one_day["date_from"]
+
+        download(client, one_day)  # warm the template loader and the page cache
+        t0 = time.perf_counter()
+        size, lines = download(client, everything)
+        seconds = time.perf_counter() - t0
+        assert lines == ROUNDS + 1, lines
+
+        peaks = []
+        for params in (one_day, everything):
+            tracemalloc.start()
+            _size, day_lines = download(client, params)
+            peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
+            tracemalloc.stop()
+            print(f"{day_lines - 1} rounds: peak {peaks[-1]:.2f} MiB", file=sys.stderr)
+        print(
+            json.dumps(
+                {
+                    "seconds_100k": round(seconds, 2),
+                    "rows_100k": lines - 1,
+                    "bytes_100k": size,
+                    "peak_mib_10k": round(peaks[0], 2),
+                    "peak_mib_100k": round(peaks[1], 2),
+                    "target_seconds": 10,
+                }
+            )
+        )
+    finally:
+        connections.close_all()
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(db_path) + suffix).unlink(missing_ok=True)
+        os.rmdir(tmp)
+
+
+if __name__ == "__main__":
+    main()

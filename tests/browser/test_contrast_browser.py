@@ -1,0 +1,205 @@
+"""Every text on the main screens is readable: axe-core's colour-contrast rule
+(WCAG 2 AA: 4.5:1, 3:1 for large text) finds nothing on the lobby, both
+tables (and the roads dialog), the history, a round's page, the operator
+dashboard and the operator's player screens.
+
+axe-core is vendored from its npm package (static/vendor/axe/, with its
+licence) and injected by the test only: no page of the site loads it. The
+injected script is inline, so these pages open in a context that bypasses
+the site's Content Security Policy (tests/security checks the policy).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db.models import Max
+from django.utils import timezone
+
+from games.baccarat.rules import play_coup, settle
+from games.cards import server_seed_hash
+from games.models import Round, Table
+from games.services.baccarat import coup_record
+from games.verify import derive_shoe
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).resolve().parents[2] / "static" / "vendor" / "axe" / "axe.min.js"
+
+# axe cannot judge text over a gradient (it reports "incomplete", not a
+# violation), and the felt behind every screen is one. So each gradient is
+# replaced in turn by each of its own colour stops, as flat colour, and axe
+# runs once per stop: text must pass on every colour its background shows.
+RUN_AXE = """async () => {
+  const painted = [...document.querySelectorAll("*")]
+    .map(el => [el, getComputedStyle(el).backgroundImage])
+    .filter(([el, image]) => image.includes("gradient"))
+    .map(([el, image]) => [el, image.match(/rgba?\\([^)]*\\)/g) || []]);
+  const passes = Math.max(1, ...painted.map(([el, stops]) => stops.length));
+  const failures = new Set();
+  const unsure = new Set();
+  for (let k = 0; k < passes; k++) {
+    for (const [el, stops] of painted) {
+      el.style.setProperty("background-image", "none", "important");
+      el.style.setProperty("background-color", stops[Math.min(k, stops.length - 1)], "important");
+    }
+    const result = await axe.run(document, {runOnly: {type: "rule", values: ["color-contrast"]}});
+    for (const v of result.violations) for (const n of v.nodes) {
+      const d = (n.any[0] || {}).data || {};
+      failures.add(`${n.target.join(" ")}: ${d.fgColor} on ${d.bgColor} is ${d.contrastRatio}:1, ` +
+                   `needs ${d.expectedContrastRatio} (${n.html.slice(0, 100)})`);
+    }
+    for (const v of result.incomplete) for (const n of v.nodes) {
+      unsure.add(`${n.target.join(" ")}: ${(n.any[0] || {}).message}`);
+    }
+  }
+  for (const [el] of painted) {
+    el.style.removeProperty("background-image");
+    el.style.removeProperty("background-color");
+  }
+  return {failures: [...failures], unsure: [...unsure]};
+}"""
+
+
+def log_in(context, live_url: str, user) -> None:
+    """Put the user's session cookie in the browser (the login form is tested elsewhere)."""
+    from django.conf import settings  # noqa: PLC0415  settings as the server reads them
+    from django.contrib.auth import (  # noqa: PLC0415
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+    )
+    from django.contrib.sessions.backends.db import SessionStore  # noqa: PLC0415
+
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": session.session_key, "url": live_url}]
+    )
+
+
+def settled_round(player) -> Round:
+    """A Baccarat coup dealt from a real shoe and stored as settled."""
+    table = Table.objects.get(slug="baccarat-classic")
+    seq = (Round.objects.filter(player=player, table=table).aggregate(m=Max("seq"))["m"] or 0) + 1
+    server_seed = hashlib.sha256(f"contrast-{player.pk}-{seq}".encode()).hexdigest()
+    shoe = derive_shoe(server_seed, "contrast", seq, table.decks)
+    coup = play_coup(shoe)
+    bets = {"banker": 1_000, "player_pair": 100}
+    returns = settle(coup, bets, {k: Decimal(v) for k, v in table.current_version.pays.items()})
+    total_return = sum(returns.values())
+    return Round.objects.create(
+        player=player,
+        table=table,
+        version=table.current_version,
+        game="baccarat",
+        seq=seq,
+        slip_key=uuid.uuid4().hex,
+        server_seed=server_seed,
+        server_seed_hash=server_seed_hash(bytes.fromhex(server_seed)),
+        client_seed="contrast",
+        nonce=seq,
+        bets=bets,
+        returns=returns,
+        total_bet=1_100,
+        total_return=total_return,
+        balance_before=1_000_000,
+        balance_after=1_000_000 - 1_100 + total_return,
+        outcome="win" if total_return > 1_100 else "lose" if total_return < 1_100 else "push",
+        **coup_record(coup, decks=table.decks),
+        settled_at=timezone.now(),
+    )
+
+
+@pytest.fixture
+def people(orm):
+    from games.services.wallet import open_account  # noqa: PLC0415  the server's database
+
+    suffix = f"{int(time.time() * 1000) % 1_000_000}"
+    User = get_user_model()
+    player = User.objects.create_user(f"contrast{suffix}", f"c{suffix}@example.com")
+    open_account(user=player)
+    rounds = [settled_round(player) for _ in range(3)]
+    operator = User.objects.create_superuser(f"contrastop{suffix}", f"op{suffix}@example.com")
+    return {"player": player, "round": rounds[-1], "operator": operator}
+
+
+@pytest.fixture
+def axe_page(browser):
+    # Tall, so a dialog shows all of its content: axe skips text it cannot see.
+    context = browser.new_context(
+        bypass_csp=True,
+        locale="en-US",
+        reduced_motion="reduce",
+        viewport={"width": 1280, "height": 2400},
+    )
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def contrast_failures(page) -> list[str]:
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(RUN_AXE)
+    return found["failures"]
+
+
+def visit(page, url: str, ready: str | None = None) -> list[str]:
+    page.goto(url)
+    page.wait_for_load_state("load")
+    if ready:
+        page.locator(ready).first.wait_for(state="attached")
+    return contrast_failures(page)
+
+
+def test_the_players_screens_pass_aa_contrast(axe_page, live_url, people):
+    page = axe_page
+    log_in(page.context, live_url, people["player"])
+    failures = {
+        "lobby": visit(page, f"{live_url}/"),
+        "baccarat": visit(
+            page, f"{live_url}/baccarat/baccarat-classic/", "[data-testid=open-roads]"
+        ),
+        "war": visit(page, f"{live_url}/war/casino-war/"),
+        "history": visit(page, f"{live_url}/history/", "[data-testid=summary-rounds]"),
+        "round": visit(
+            page, f"{live_url}/history/round/{people['round'].pk}/", "[data-testid=deal-order]"
+        ),
+    }
+    # The roads dialog, opened as a player opens it.
+    visit(page, f"{live_url}/baccarat/baccarat-classic/", "[data-testid=open-roads]")
+    page.get_by_test_id("open-roads").click()
+    page.locator("#bac-roads-detail *").first.wait_for(state="attached")
+    failures["roads dialog"] = contrast_failures(page)
+    assert {k: v for k, v in failures.items() if v} == {}
+
+
+def test_the_operator_screens_pass_aa_contrast(axe_page, live_url, people):
+    page = axe_page
+    log_in(page.context, live_url, people["operator"])
+    player = people["player"]
+    failures = {
+        "dashboard": visit(
+            page, f"{live_url}/admin/games/table/dashboard/?period=7d", "[data-testid=point]"
+        ),
+        "audit log": visit(page, f"{live_url}/admin/games/auditentry/"),
+        "find a player": visit(
+            page,
+            f"{live_url}/history/player/?q={player.username}",
+            "[data-testid=player-result]",
+        ),
+        "player page": visit(page, f"{live_url}/history/player/{player.pk}/account/"),
+        "their history": visit(
+            page, f"{live_url}/history/player/{player.pk}/", "[data-testid=summary-rounds]"
+        ),
+    }
+    assert {k: v for k, v in failures.items() if v} == {}

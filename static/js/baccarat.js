@@ -50,7 +50,7 @@
   }
 
   function dealFromShoe(card, delay) {
-    var shoe = document.getElementById("bac-shoe");
+    var shoe = document.querySelector("#bac-board [data-shoe]");
     if (!card || !shoe || !card.animate || (reducedMotion && reducedMotion.matches)) return;
     var from = shoe.getBoundingClientRect();
     var to = card.getBoundingClientRect();

@@ -41,8 +41,8 @@ DAYS = 10
 BATCH = 5_000
 
 
-def make_rounds(players: list, now: dt.datetime) -> None:
-    """``ROUNDS`` settled rounds, both games, spread evenly over ``DAYS`` days."""
+def make_rounds(players: list) -> None:
+    """``ROUNDS`` settled rounds, both games (spread over the days by main())."""
     from games.models import Round, Table  # noqa: PLC0415  app loading: main() sets Django up first
 
     baccarat = Table.objects.get(slug="baccarat-classic")
@@ -52,8 +52,6 @@ def make_rounds(players: list, now: dt.datetime) -> None:
     coups = [play_coup(derive_shoe(seed, "bench", n, 8)) for n in range(32)]
     seq: dict[tuple[int, int], int] = {}
     batch: list[Round] = []
-    step = dt.timedelta(days=DAYS) / ROUNDS
-    start = now - dt.timedelta(days=DAYS)
     for i in range(ROUNDS):
         player = players[i % len(players)]
         table = war if i % 4 == 3 else baccarat
@@ -97,21 +95,10 @@ def make_rounds(players: list, now: dt.datetime) -> None:
             )
         )
         if len(batch) == BATCH:
-            made = Round.objects.bulk_create(batch)
-            _spread(made, start, step, i + 1 - len(made))
+            Round.objects.bulk_create(batch)
             batch = []
     if batch:
-        made = Round.objects.bulk_create(batch)
-        _spread(made, start, step, ROUNDS - len(made))
-
-
-def _spread(rounds: list, start: dt.datetime, step: dt.timedelta, first: int) -> None:
-    """auto_now_add stamped them all now: move each to its place in the ten days."""
-    from games.models import Round  # noqa: PLC0415  app loading, as above
-
-    for offset, rnd in enumerate(rounds):
-        rnd.created_at = start + step * (first + offset)
-    Round.objects.bulk_update(rounds, ["created_at"], batch_size=1_000)
+        Round.objects.bulk_create(batch)
 
 
 def download(client, params: dict[str, str]) -> tuple[int, int]:
@@ -154,8 +141,15 @@ def main() -> None:
             players = User.objects.bulk_create(
                 [User(username=f"player{i:03d}") for i in range(PLAYERS)]
             )
-            make_rounds(players, now)
+            make_rounds(players)
         with connection.cursor() as cursor:
+            # auto_now_add stamped them all now: spread them evenly over the
+            # ten days before it, the newest last, as real play would.
+            cursor.execute(
+                "UPDATE games_round SET created_at = datetime('now', '-' || "
+                "((SELECT MAX(id) FROM games_round) - id) * %s || ' seconds')",
+                [DAYS * 86_400 // ROUNDS],
+            )
             cursor.execute("ANALYZE")
         print(f"built {ROUNDS} rounds in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
 

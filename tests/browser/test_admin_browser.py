@@ -7,16 +7,28 @@ import hashlib
 import time
 
 import pytest
+from django.conf import settings
+from django.contrib.auth import (
+    BACKEND_SESSION_KEY,
+    HASH_SESSION_KEY,
+    SESSION_KEY,
+    get_user_model,
+)
+from django.contrib.sessions.backends.db import SessionStore
 from playwright.sync_api import expect
+
+from games.baccarat.rules import play_coup
+from games.models import Table
+from games.services.baccarat import place_bet
+from games.services.tables import save_table, table_snapshot
+from games.services.wallet import open_account
+from games.verify import derive_shoe
 
 pytestmark = pytest.mark.browser
 
 
 def tie_seed(client_seed: str, nonce: int, decks: int) -> str:
     """A server seed whose coup is a tie (about 1 in 10 seeds)."""
-    from games.baccarat.rules import play_coup
-    from games.verify import derive_shoe
-
     for i in range(2000):
         seed = hashlib.sha256(f"admin-browser-tie-{i}".encode()).hexdigest()
         if play_coup(derive_shoe(seed, client_seed, nonce, decks)).winner == "tie":
@@ -27,10 +39,6 @@ def tie_seed(client_seed: str, nonce: int, decks: int) -> str:
 def log_in(page, live_url: str, user) -> None:
     """Put an operator's session cookie in the browser (no password hashing:
     the login form is Django's own and tested there)."""
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
-
     session = SessionStore()
     session[SESSION_KEY] = str(user.pk)
     session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
@@ -42,11 +50,6 @@ def log_in(page, live_url: str, user) -> None:
 
 
 def test_the_operator_lowers_the_tie_and_sees_the_rtp_before_saving(page, live_url, orm):
-    from django.contrib.auth import get_user_model
-
-    from games.models import Table
-    from games.services.tables import save_table, table_snapshot
-
     suffix = int(time.time() * 1000) % 1_000_000
     User = get_user_model()
     operator = User.objects.create_superuser(f"op{suffix}", f"op{suffix}@example.com", None)
@@ -72,17 +75,12 @@ def test_the_operator_lowers_the_tie_and_sees_the_rtp_before_saving(page, live_u
         assert version.number == before_number + 1
         assert version.pays["tie"] == "8"
 
-        baccarat = pytest.importorskip("games.services.baccarat")
-        from games.services.wallet import open_account
-
         player = User.objects.create_user(f"tieplayer{suffix}")
         open_account(user=player)
         profile = player.profile
         profile.next_server_seed = tie_seed(profile.client_seed, profile.nonce, version.decks)
         profile.save(update_fields=["next_server_seed"])
-        rnd = baccarat.place_bet(
-            user=player, table=classic, bets={"tie": 1_000}, slip_key=f"tie{suffix}"
-        )
+        rnd = place_bet(user=player, table=classic, bets={"tie": 1_000}, slip_key=f"tie{suffix}")
         assert rnd.winner == "tie"
         assert rnd.version_id == version.pk
         assert rnd.returns["tie"] == 8_000  # x8, the saved paytable

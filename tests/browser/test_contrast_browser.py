@@ -18,7 +18,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.sessions.backends.db import SessionStore
 from django.db.models import Max
 from django.utils import timezone
 
@@ -26,6 +28,7 @@ from games.baccarat.rules import play_coup, settle
 from games.cards import server_seed_hash
 from games.models import Round, Table
 from games.services.baccarat import coup_record
+from games.services.wallet import open_account
 from games.verify import derive_shoe
 
 pytestmark = pytest.mark.browser
@@ -69,14 +72,6 @@ RUN_AXE = """async () => {
 
 def log_in(context, live_url: str, user) -> None:
     """Put the user's session cookie in the browser (the login form is tested elsewhere)."""
-    from django.conf import settings  # noqa: PLC0415  settings as the server reads them
-    from django.contrib.auth import (  # noqa: PLC0415
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-    )
-    from django.contrib.sessions.backends.db import SessionStore  # noqa: PLC0415
-
     session = SessionStore()
     session[SESSION_KEY] = str(user.pk)
     session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
@@ -122,8 +117,6 @@ def settled_round(player) -> Round:
 
 @pytest.fixture
 def people(orm):
-    from games.services.wallet import open_account  # noqa: PLC0415  the server's database
-
     suffix = f"{int(time.time() * 1000) % 1_000_000}"
     User = get_user_model()
     player = User.objects.create_user(f"contrast{suffix}", f"c{suffix}@example.com")

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from games.models import AuditEntry
+from games.services.wallet import open_account
 from tests.browser.test_contrast_browser import log_in, settled_round
 
 pytestmark = pytest.mark.browser
@@ -19,8 +20,6 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def cast(orm):
-    from games.services.wallet import open_account  # noqa: PLC0415  the server's database
-
     suffix = f"{int(time.time() * 1000) % 1_000_000}"
     User = get_user_model()
     player = User.objects.create_user(f"lucky{suffix}", f"lucky{suffix}@example.com")

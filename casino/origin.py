@@ -63,7 +63,7 @@ class SiteOriginValidator(OriginValidator):
         if origin is not None and any(
             "*" not in pattern and self.match_exactly(origin, pattern) for pattern in patterns
         ):
-            return await self.application(scope, receive, send)
+            return await self.application(scope, receive, send)  # type: ignore[call-arg, misc]  # an ASGI3 app
         return await WebsocketDenier()(scope, receive, send)
 
     def match_exactly(self, origin, pattern: str) -> bool:

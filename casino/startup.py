@@ -46,7 +46,8 @@ def site_templates() -> list[str]:
     """The names of the templates in the project's own template folders."""
     names = []
     for engine in settings.TEMPLATES:
-        for folder in engine.get("DIRS", []):
+        folders: list[str] = list(engine.get("DIRS", []))  # type: ignore[call-overload]  # settings are untyped
+        for folder in folders:
             root = Path(folder)
             names += sorted(str(p.relative_to(root)) for p in root.rglob("*.html"))
     return names

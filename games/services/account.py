@@ -19,7 +19,7 @@ import re
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth.hashers import check_password, make_password
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -124,7 +124,7 @@ def check_pin_format(pin: str) -> str:
 
 def set_pin(
     *,
-    user: AbstractBaseUser,
+    user: User,
     password: str,
     new_pin: str,
     current_pin: str = "",
@@ -179,7 +179,7 @@ def check_personal_max_bet(max_bet: int | None) -> None:
 
 
 def set_personal_max_bet(
-    *, user: AbstractBaseUser, max_bet: int | None, pin: str, now: dt.datetime | None = None
+    *, user: User, max_bet: int | None, pin: str, now: dt.datetime | None = None
 ) -> Profile:
     """Change the player's personal max bet per round (units; None removes it).
 
@@ -220,7 +220,7 @@ def set_personal_max_bet(
 
 
 @transaction.atomic
-def claim_daily_topup(*, user: AbstractBaseUser, today: dt.date | None = None) -> int:
+def claim_daily_topup(*, user: User, today: dt.date | None = None) -> int:
     """The daily top-up, for a player whose chips are all settled.
 
     A War tie waiting for its decision (or any open round) holds stakes that

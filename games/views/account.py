@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -16,6 +16,7 @@ from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile
 from games.services import account as account_service
 from games.views.demo import not_in_demo
+from games.views.requests import PlayerRequest
 
 
 class PinForm(forms.Form):
@@ -40,7 +41,7 @@ class PinForm(forms.Form):
     )
 
     def clean(self) -> dict:
-        data = super().clean()
+        data = super().clean() or {}
         if data.get("new_pin") and data.get("new_pin") != data.get("confirm_pin"):
             self.add_error("confirm_pin", _("The two PINs do not match."))
         return data
@@ -59,7 +60,7 @@ class MaxBetForm(forms.Form):
     )
 
 
-def _context(request: HttpRequest, **forms_: forms.Form) -> dict:
+def _context(request: PlayerRequest, **forms_: forms.Form) -> dict:
     profile = Profile.objects.get(user=request.user)
     now = timezone.now()
     next_change = account_service.next_change_allowed(profile.max_bet_changed_at)
@@ -85,14 +86,14 @@ def _context(request: HttpRequest, **forms_: forms.Form) -> dict:
 
 @login_required
 @require_GET
-def account(request: HttpRequest) -> HttpResponse:
+def account(request: PlayerRequest) -> HttpResponse:
     return render(request, "account/account.html", _context(request))
 
 
 @login_required
 @require_POST
 @not_in_demo("pin", back="account")
-def pin(request: HttpRequest) -> HttpResponse:
+def pin(request: PlayerRequest) -> HttpResponse:
     form = PinForm(request.POST)
     if form.is_valid():
         try:
@@ -113,7 +114,7 @@ def pin(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 @not_in_demo("max_bet", back="account")
-def max_bet(request: HttpRequest) -> HttpResponse:
+def max_bet(request: PlayerRequest) -> HttpResponse:
     form = MaxBetForm(request.POST)
     if form.is_valid():
         chips = form.cleaned_data["max_bet"]

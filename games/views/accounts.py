@@ -18,10 +18,11 @@ from games.selectors.demo import is_demo
 from games.services import account as account_service
 from games.services import wallet as wallet_service
 from games.views import demo
+from games.views.requests import PlayerRequest
 
 
 class SignUpForm(UserCreationForm):
-    class Meta(UserCreationForm.Meta):
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # the stubs declare no Meta
         fields = ("username",)
         widgets = {
             "username": forms.TextInput(attrs={"autocomplete": "username", "autofocus": True})
@@ -57,7 +58,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 @demo.not_in_demo("topup", back="lobby")
-def topup(request: HttpRequest) -> HttpResponse:
+def topup(request: PlayerRequest) -> HttpResponse:
     try:
         account_service.claim_daily_topup(user=request.user)
     except GameError as exc:

@@ -32,7 +32,9 @@ def play_rounds(user, n: int, rng: random.Random, tag: str) -> None:
     war = Table.objects.get(slug="casino-war")
     for i in range(n):
         if i % 4 == 3:
-            rnd = war_service.deal(user=user, table=war, ante=1_000, tie_bet=0, slip_key=f"{tag}{i}")
+            rnd = war_service.deal(
+                user=user, table=war, ante=1_000, tie_bet=0, slip_key=f"{tag}{i}"
+            )
             if rnd.status == Round.Status.OPEN:
                 war_service.decide(user=user, round_id=rnd.pk, decision="surrender")
         else:

@@ -21,6 +21,5 @@ class Command(BaseCommand):
         demo = Wallet.objects.filter(user__profile__demo=True).count()
         real = Wallet.objects.count() - demo
         self.stdout.write(
-            f"ledger ok: {real + demo} wallet(s) match their ledger rows "
-            f"({real} real, {demo} demo)"
+            f"ledger ok: {real + demo} wallet(s) match their ledger rows ({real} real, {demo} demo)"
         )

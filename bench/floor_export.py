@@ -147,7 +147,7 @@ def main() -> None:
             # ten days before it, the newest last, as real play would.
             cursor.execute(
                 "UPDATE games_round SET created_at = datetime('now', '-' || "
-                "((SELECT MAX(id) FROM games_round) - id) * %s || ' seconds')",
+                "(((SELECT MAX(id) FROM games_round) - id) * %s) || ' seconds')",
                 [DAYS * 86_400 // ROUNDS],
             )
             cursor.execute("ANALYZE")

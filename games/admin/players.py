@@ -1,7 +1,8 @@
 """Players' wallets, ledger, rounds and profiles in the operator console: all
 read-only. Chips move only through the adjustment screen
 (``games.views.operator.adjust_wallets``), which posts a ledger row through
-``games.services.wallet.adjust_balance``.
+``games.services.operator.do_adjustments``. Each wallet links to the
+player's page (``games.views.operator.player_page``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from games.admin.base import ReadOnlyAdmin
@@ -23,7 +26,7 @@ class WalletAdmin(ReadOnlyAdmin):
     """Balances are never edited in place: the adjustment screen posts a
     ledger row through the wallet service."""
 
-    list_display = ("user", "balance_chips", "last_topup_on", "updated_at")
+    list_display = ("user", "balance_chips", "player_page", "last_topup_on", "updated_at")
     search_fields = ("user__username",)
     fields = ("user", "balance_chips", "last_topup_on", "updated_at")
     readonly_fields = fields
@@ -46,6 +49,11 @@ class WalletAdmin(ReadOnlyAdmin):
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         extra_context = {**(extra_context or {}), "can_adjust": self.has_adjust_permission(request)}
         return super().changeform_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description=_("player page"))
+    def player_page(self, obj: Wallet) -> SafeString:
+        url = reverse("operator_player", args=[obj.user_id])
+        return format_html('<a href="{}">{}</a>', url, _("rounds, play, state"))
 
     @admin.display(description=_("balance (chips)"), ordering="balance")
     def balance_chips(self, obj: Wallet) -> str:

@@ -604,3 +604,20 @@ def test_admin_pages_carry_the_site_icon(op_client):
         response = op_client.get(url)
         assert response.status_code == 200
         assert b'rel="icon" href="/static/favicon.svg"' in response.content
+
+
+def test_it_saves_the_classic_table_with_its_cent_chips_and_limits(op_client):
+    """The Classic table takes 0.10 bets: its form shows and keeps them."""
+    classic = table("baccarat-classic")
+    data = form_data(op_client, change_url(classic))
+    assert data["chips"] == "0.1, 0.5, 1, 5, 25, 100"
+    data["limit_player_min"] = "0.2"
+    assert op_client.post(change_url(classic), data).status_code == 302
+    classic.refresh_from_db()
+    assert classic.chips == [0.1, 0.5, 1, 5, 25, 100]
+    assert classic.limits["player"]["min"] == 20
+    data["chips"] = "0.1, 0.005"
+    refused = op_client.post(change_url(classic), data)
+    assert "0.005 is not" in refused.content.decode()
+    classic.refresh_from_db()
+    assert classic.chips == [0.1, 0.5, 1, 5, 25, 100]

@@ -18,6 +18,8 @@ from games.selectors.dashboard import (
     live_paytable,
     pay_figures,
     percent,
+    period_takings,
+    table_series,
     takings,
 )
 from games.services.tables import save_table, table_snapshot
@@ -139,3 +141,56 @@ def test_it_leaves_void_rounds_out_and_counts_open_rounds_players(make_player):
         r for r in takings(since=timezone.now() - dt.timedelta(hours=1)) if r.table == classic
     )
     assert (row.rounds, row.bet, row.players) == (0, 0, 1)
+
+
+# --- the figures over time (the dashboard's charts) ------------------------------------
+
+
+def test_the_last_24_hours_have_one_point_per_hour_summing_to_the_period(make_player):
+    classic = Table.objects.get(slug="baccarat-classic")
+    alice, bob = make_player(chips=1_000), make_player(chips=1_000)
+    now = timezone.now()
+    rounds = [
+        play(alice, classic, {"banker": 1_000}, "h0"),
+        play(bob, classic, {"player": 2_000}, "h1"),
+        play(alice, classic, {"tie": 1_000}, "h2"),
+        play(bob, classic, {"banker": 700}, "h3"),
+    ]
+    Round.objects.filter(pk=rounds[2].pk).update(created_at=now - dt.timedelta(hours=5))
+    Round.objects.filter(pk=rounds[3].pk).update(created_at=now - dt.timedelta(hours=30))
+
+    (series,) = table_series(period="24h", now=now, table=classic)
+    points = series.points
+    assert len(points) == 24
+    assert [p.end for p in points[:-1]] == [p.start for p in points[1:]]  # back to back
+    assert points[0].start <= now - dt.timedelta(hours=23) and points[-1].end > now
+    assert [p.rounds for p in points[-1:]] == [2] and points[-6].rounds == 1
+    assert sum(p.rounds for p in points) == 3  # the round 30 hours ago is out
+    assert points[-1].players == 2 and points[-6].players == 1
+    assert points[-1].rounds_per_hour == 2  # a whole hour's rate, even early in the hour
+
+    (whole,) = [r for r in period_takings(period="24h", now=now) if r.table == classic]
+    assert sum(p.bet for p in points) == whole.bet == 4_000
+    assert sum(p.returned for p in points) == whole.returned
+    assert sum((p.theoretical_loss for p in points), Fraction(0)) == whole.theoretical_loss
+    exact = rtp(decimal_pays(CLASSIC_PAYS), 8)
+    assert points[-6].theoretical_hold == 1 - exact["tie"]
+    assert points[-6].actual_hold == 1 - Fraction(rounds[2].total_return, 1_000)
+    assert all(p.actual_hold is None for p in points if not p.bet)
+
+
+def test_a_week_has_one_point_per_calendar_day(make_player):
+    classic = Table.objects.get(slug="baccarat-classic")
+    player = make_player(chips=1_000)
+    now = timezone.now()
+    old = play(player, classic, {"banker": 1_000}, "d0")
+    Round.objects.filter(pk=old.pk).update(created_at=now - dt.timedelta(days=3))
+    play(player, classic, {"banker": 1_000}, "d1")
+    by_slug = {s.table.slug: s for s in table_series(period="7d", now=now)}
+    assert set(by_slug) == set(Table.objects.values_list("slug", flat=True))
+    points = by_slug["baccarat-classic"].points
+    assert len(points) == 7
+    assert [timezone.localtime(p.start).hour for p in points] == [0] * 7
+    assert timezone.localdate(points[-1].start) == timezone.localdate(now)
+    assert [p.rounds for p in points] == [0, 0, 0, 1, 0, 0, 1]
+    assert all(p.rounds == 0 for p in by_slug["baccarat-social"].points)

@@ -9,7 +9,7 @@ superuser, reading the streamed body chunk by chunk as a browser would.
 
 * ``seconds_100k``: the whole download of the 100,000 rounds (target < 10 s).
 * ``peak_mib_10k`` / ``peak_mib_100k``: the most Python memory (tracemalloc)
-  the download held at once, over one day's 10,000 rounds and over all ten
+  the download held at once, over one day (about 10,000 rounds) and over all ten
   days' 100,000. A streamed export keeps them about equal; a body built whole
   would grow tenfold.
 * ``bytes_100k``, ``rows_100k``: what was downloaded.

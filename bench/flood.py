@@ -31,17 +31,16 @@ import multiprocessing
 import re
 import secrets
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import load
+from bench import client, load
 
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-FLOOD_BASE = 240  # client numbers of the flooders' addresses (bench.load.client_address)
+FLOOD_GROUP = 200  # the flooders' addresses: 127.200.0.x (bench.client.client_address)
 
 
 def flood(url: str, address: str, rate: float, timeout: float, stop, results) -> None:
@@ -49,7 +48,7 @@ def flood(url: str, address: str, rate: float, timeout: float, stop, results) ->
     players' interpreter): posts the login form with random credentials at
     up to ``rate`` posts a second until ``stop`` is set, then puts its
     counts on ``results``."""
-    http = load.http_session(address)
+    http = client.http_session(address)
     statuses: Counter[str] = Counter()
     says_why = False
     token = ""
@@ -105,16 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     if "--players" not in argv:
         argv += ["--players", "50"]
     args = load.parse_args(argv)
-    parts = load.urlsplit(args.url)
-    port = parts.port or 80
-    args.url = f"http://{parts.hostname}:{port}"
-    threading.stack_size(512 * 1024)
-
-    server = None
-    if args.serve == "single":
-        server = load.SingleServer(parts.hostname or "127.0.0.1", port)
-    elif args.serve == "cluster":
-        server = load.ClusterServer(port, args.workers, args.ws_workers)
+    server = load.start_server(args)
     stop = multiprocessing.Event()
     results: multiprocessing.Queue = multiprocessing.Queue()
     flooders = [
@@ -122,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             target=flood,
             args=(
                 args.url,
-                load.client_address(FLOOD_BASE + n % options["--flood-addresses"]),
+                client.client_address(n % options["--flood-addresses"], FLOOD_GROUP),
                 options["--flood-rate"],
                 args.timeout,
                 stop,

@@ -5,8 +5,10 @@
 # PostgreSQL and Redis.
 #   ops/cluster.sh start    (HTTP_WORKERS, default 2; WS_WORKERS, default 1; PORT, default 8000)
 #   ops/cluster.sh stop
-# Everything it starts keeps its pid, logs and data under CLUSTER_DIR
-# (default .cluster/) and /tmp/casino-cluster-$CLUSTER_PG_PORT.
+# supervisord keeps gunicorn and daphne running (restarts one that dies);
+#   .venv/bin/supervisorctl -c $CLUSTER_DIR/supervisord.conf status
+# lists them with their pids. Everything it starts keeps its pid, logs and
+# data under CLUSTER_DIR (default .cluster/) and /tmp/casino-cluster-$CLUSTER_PG_PORT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -30,11 +32,10 @@ MAX_BODY_BYTES=${CASINO_MAX_BODY_BYTES:-1048576}
 PY=$ROOT/.venv/bin/python
 DATA=/tmp/casino-cluster-$PG_PORT
 
-# Wait until url answers while pidfile's process lives; say why not if it never does.
+# Wait until url answers (30 s at most); say why not if it never does.
 await_http() {
-  local name=$1 pidfile=$2 url=$3 log=$4
+  local name=$1 url=$2 log=$3
   for _ in $(seq 150); do
-    kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null || break
     curl -fsS -o /dev/null "$url" 2>/dev/null && return 0
     sleep 0.2
   done
@@ -81,49 +82,74 @@ ENV
   "$PY" manage.py repair_rounds --refund || true
   "$PY" manage.py collectstatic --no-input -v 0
 
-  # HTTP: one gunicorn master with HTTP_WORKERS sync workers. It believes
-  # X-Forwarded-For from nginx (loopback) only because it is told so here.
-  local http_port=$WORKER_BASE
-  if running "$DIR/gunicorn.pid"; then
-    echo "gunicorn already running"
-  else
-    HTTP_WORKERS=$HTTP_WORKERS nohup "$PY" -m gunicorn -c python:casino.gunicorn_conf \
-      --workers "$HTTP_WORKERS" --bind "127.0.0.1:$http_port" \
-      --forwarded-allow-ips 127.0.0.1 casino.wsgi:application \
-      > "$DIR/gunicorn.log" 2>&1 &
-    echo $! > "$DIR/gunicorn.pid"
-  fi
-  local login_port=$((WORKER_BASE + 50))
-  if running "$DIR/login.pid"; then
-    echo "login gunicorn already running"
-  else
-    HTTP_WORKERS=$LOGIN_WORKERS nohup nice -n 10 "$PY" -m gunicorn -c python:casino.gunicorn_conf \
-      --workers "$LOGIN_WORKERS" --bind "127.0.0.1:$login_port" \
-      --forwarded-allow-ips 127.0.0.1 casino.wsgi:application \
-      > "$DIR/login.log" 2>&1 &
-    echo $! > "$DIR/login.pid"
-  fi
-  # Websockets: WS_WORKERS daphne processes, client address from nginx's
+  # supervisord (from the runtime lock) starts the Python servers and starts
+  # again any that dies (a kill -9, a crash): one gunicorn master with
+  # HTTP_WORKERS sync workers (the master itself replaces a worker that
+  # dies), one niced gunicorn for login and sign-up, and WS_WORKERS daphne
+  # processes. gunicorn believes X-Forwarded-For from nginx (loopback) only
+  # because it is told so here; daphne reads the client address from nginx's
   # headers (--proxy-headers) for the same reason.
-  local ws_upstream="" ws_ports=()
+  local http_port=$WORKER_BASE login_port=$((WORKER_BASE + 50))
+  local ws_upstream="" ws_ports=() programs=""
+  program() {  # name, command line
+    programs+="
+[program:$1]
+command=$2
+directory=$ROOT
+autostart=true
+autorestart=true
+startsecs=1
+startretries=100
+stopasgroup=true
+killasgroup=true
+stopwaitsecs=10
+redirect_stderr=true
+stdout_logfile=$DIR/$1.log
+stdout_logfile_maxbytes=20MB
+stdout_logfile_backups=1
+"
+  }
+  program gunicorn "$PY -m gunicorn -c python:casino.gunicorn_conf --workers $HTTP_WORKERS --bind 127.0.0.1:$http_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
+  program login "nice -n 10 env HTTP_WORKERS=$LOGIN_WORKERS $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
-    if running "$DIR/ws$i.pid"; then
-      echo "websocket worker $i already running"
-    else
-      nohup "$PY" -m daphne -b 127.0.0.1 -p "$port" --proxy-headers casino.asgi:application \
-        > "$DIR/ws$i.log" 2>&1 &
-      echo $! > "$DIR/ws$i.pid"
-    fi
-    ws_upstream+="    server 127.0.0.1:$port;"$'\n'
+    program "ws$i" "$PY -m daphne -b 127.0.0.1 -p $port --proxy-headers casino.asgi:application"
+    ws_upstream+="    server 127.0.0.1:$port max_fails=0;"$'\n'
   done
+  cat > "$DIR/supervisord.conf" <<SUPERVISOR
+[supervisord]
+pidfile=$DIR/supervisord.pid
+logfile=$DIR/supervisord.log
+logfile_maxbytes=5MB
+logfile_backups=0
+childlogdir=$DIR
+nodaemon=false
+minfds=4096
+
+[unix_http_server]
+file=$DIR/supervisor.sock
+chmod=0700
+
+[rpcinterface:supervisor]
+supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
+
+[supervisorctl]
+serverurl=unix://$DIR/supervisor.sock
+$programs
+SUPERVISOR
+  if running "$DIR/supervisord.pid"; then
+    echo "supervisord already running"
+  else
+    # The programs get this shell's environment (the settings in $DIR/env).
+    HTTP_WORKERS=$HTTP_WORKERS "$ROOT/.venv/bin/supervisord" -c "$DIR/supervisord.conf"
+  fi
   # nginx marks a server that refuses a connection as down for a while:
   # start it only once every worker answers.
-  await_http gunicorn "$DIR/gunicorn.pid" "http://127.0.0.1:$http_port/accounts/login/" "$DIR/gunicorn.log"
-  await_http "login gunicorn" "$DIR/login.pid" "http://127.0.0.1:$login_port/accounts/login/" "$DIR/login.log"
+  await_http gunicorn "http://127.0.0.1:$http_port/accounts/login/" "$DIR/gunicorn.log"
+  await_http "login gunicorn" "http://127.0.0.1:$login_port/accounts/login/" "$DIR/login.log"
   for i in $(seq 0 $((WS_WORKERS - 1))); do
-    await_http "websocket worker $i" "$DIR/ws$i.pid" "http://127.0.0.1:${ws_ports[$i]}/accounts/login/" "$DIR/ws$i.log"
+    await_http "websocket worker $i" "http://127.0.0.1:${ws_ports[$i]}/accounts/login/" "$DIR/ws$i.log"
   done
 
   local burst=$(( CREDENTIAL_POSTS / 2 > 0 ? CREDENTIAL_POSTS / 2 : 1 ))
@@ -147,11 +173,13 @@ http {
   map \$request_method \$credential_client { POST \$binary_remote_addr; default ""; }
   limit_req_zone \$credential_client zone=credentials:10m rate=${CREDENTIAL_POSTS}r/m;
   limit_req_status 429;
+  # max_fails=0: a server that fails (restarting under supervisord) is tried
+  # again at once, not left out for 10 s.
   upstream casino_http {
-    server 127.0.0.1:$http_port;
+    server 127.0.0.1:$http_port max_fails=0;
   }
   upstream casino_login {
-    server 127.0.0.1:$login_port;
+    server 127.0.0.1:$login_port max_fails=0;
   }
   upstream casino_ws {
     least_conn;
@@ -212,6 +240,13 @@ stop() {
     pids+=("$(cat "$DIR/nginx.pid")")
     nginx -c "$DIR/nginx.conf" -s quit 2>/dev/null || true
   fi
+  # supervisord stops its programs (SIGTERM, SIGKILL after 10 s) and exits.
+  if [ -f "$DIR/supervisord.pid" ] && alive "$(cat "$DIR/supervisord.pid")" supervisord; then
+    pids+=("$(cat "$DIR/supervisord.pid")")
+    "$ROOT/.venv/bin/supervisorctl" -c "$DIR/supervisord.conf" shutdown >/dev/null 2>&1 \
+      || kill "$(cat "$DIR/supervisord.pid")" 2>/dev/null || true
+  fi
+  # Servers started by hand before supervisord ran them, if any.
   for pidfile in "$DIR"/gunicorn.pid "$DIR"/login.pid "$DIR"/ws*.pid "$DIR"/worker*.pid; do
     [ -f "$pidfile" ] || continue
     local pid
@@ -223,9 +258,9 @@ stop() {
     rm -f "$pidfile"
   done
   # Wait for them to go, so the ports are free for the next start; daphne
-  # may linger on open websockets, so it gets 10 s before SIGKILL.
+  # may linger on open websockets, so it gets 15 s before SIGKILL.
   for pid in "${pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    for _ in $(seq 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
   done
   ops/services.sh stop "$DATA"

@@ -5,22 +5,25 @@
 its own with two websocket workers and points ``CASINO_CLUSTER_URL`` at it;
 without it these are skipped. They talk to it only over HTTP and
 websockets, as browsers do, each client from a loopback address of its own
-(bench/load.py's players).
+(bench/client.py's players), and a short Locust run (bench/load.py).
 """
 
 from __future__ import annotations
 
-import argparse
+import json
 import os
 import re
 import secrets
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 requests = pytest.importorskip("requests")
 websocket = pytest.importorskip("websocket")
 
-from bench import load  # noqa: E402
+from bench import client  # noqa: E402
 
 URL = os.environ.get("CASINO_CLUSTER_URL", "").rstrip("/")
 pytestmark = pytest.mark.skipif(not URL, reason="needs a running cluster (make test-cluster)")
@@ -29,22 +32,22 @@ CSS = re.compile(r'href="(/static/css/[^"]+\.[0-9a-f]{12}\.css)"')
 _addresses = iter(range(200, 250))
 
 
-def player(n_players: int = 1, **options) -> argparse.Namespace:
-    args = load.parse_args(["--url", URL, "--players", str(n_players)])
-    for key, value in options.items():
-        setattr(args, key, value)
-    return args
-
-
-def signed_up() -> load.Player:
+def signed_up() -> client.Player:
     """A new player, signed up through the form, at both tables with both sockets."""
-    who = load.Player(next(_addresses), player(), load.Stats(), secrets.token_hex(3))
+    n = next(_addresses)
+    who = client.Player(
+        URL,
+        f"cluster-{secrets.token_hex(3)}-{n}",
+        address=client.client_address(n),
+        report=client.Report(),
+        pace=0.0,
+    )
     who.sign_up()
     who.sit_down()
     return who
 
 
-def close_code(sock: load.Socket, seconds: float = 5) -> str:
+def close_code(sock: client.Socket, seconds: float = 5) -> str:
     sock.thread.join(timeout=seconds)
     return sock.dropped
 
@@ -59,20 +62,53 @@ def test_pages_and_hashed_static_files_through_nginx():
     assert "immutable" in response.headers["Cache-Control"]
 
 
-def test_players_play_both_games_over_http_and_websockets():
-    """Three players, a few seconds of Baccarat (reveal over the socket) and
-    War: every round answered, every reveal delivered, nothing failed."""
-    args = player(3, seconds=6.0, pace=0.0, think=0.3, addresses=0)
-    result, players = load.run(args, None)
-    assert result["errors"] == 0, result["error_kinds"]
-    assert result["baccarat"]["rounds"] >= 3
-    assert result["war"]["rounds"] >= 3
+def test_a_player_plays_both_games_over_http_and_websockets():
+    """Baccarat (the reveal over the socket) and War: every round answered,
+    every reveal delivered, nothing failed."""
+    who = signed_up()
+    for _ in range(3):
+        assert who.play("baccarat")
+        assert who.play("war")
+    who.close()
+    assert who.report.errors == []
+    assert [game for _, game, _ in who.report.rounds].count("baccarat") == 3
+    assert len(who.seen_rounds) == 3
+
+
+def test_a_dropped_socket_reconnects_and_the_next_reveal_arrives():
+    who = signed_up()
+    assert who.play("baccarat")
+    who.bac_ws.ws.sock.close()  # the network drops the connection
+    assert who.play("baccarat")
+    who.close()
+    assert who.report.errors == []
+    assert who.report.counts["socket reconnects"] == 1
+    assert len(who.seen_rounds) == 2
+
+
+def test_twenty_locust_players_for_twenty_seconds():
+    """bench/load.py against the cluster: Locust's players, zero errors, every
+    reveal delivered, the ledger adds up (within a minute)."""
+    database = os.environ.get("DATABASE_URL", "")
+    command = [sys.executable, "bench/load.py", "--serve", "none", "--url", URL]
+    command += ["--players", "20", "--seconds", "20", "--spawn-rate", "20", "--think", "2"]
+    command += ["--timeout", "30"]
+    command += ["--database-url", database]
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=100)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["players_ready"] == 20, result["error_samples"]
+    assert result["errors"] == 0, result["error_samples"]
+    assert result["ledger_ok"] is True, result["ledger"]
+    assert result["reveals_lost"] == 0
+    assert result["baccarat"]["rounds"] >= 20 and result["war"]["rounds"] >= 20
 
 
 def test_logout_closes_the_sockets_of_every_tab_on_every_worker():
     who = signed_up()
-    other_tab_bac = who._socket(f"/ws/baccarat/{who.args.baccarat_table}/")
-    other_tab_war = who._socket(f"/ws/war/{who.args.war_table}/")
+    other_tab_bac = who.socket(f"/ws/baccarat/{who.baccarat_table}/")
+    other_tab_war = who.socket(f"/ws/war/{who.war_table}/")
     sockets = [who.bac_ws, who.war_ws, other_tab_bac, other_tab_war]
     response = who.post("/accounts/logout/", "logout", {}, htmx=False)
     assert response.status_code in (200, 302)
@@ -94,7 +130,7 @@ def test_a_page_of_another_origin_gets_403():
 
 
 def test_a_login_flood_from_one_address_gets_429_from_nginx():
-    flood = load.http_session(load.client_address(next(_addresses)))
+    flood = client.http_session(client.client_address(next(_addresses)))
     statuses = []
     for n in range(15):
         response = flood.post(
@@ -107,5 +143,5 @@ def test_a_login_flood_from_one_address_gets_429_from_nginx():
     assert statuses.count(429) >= 5, statuses
     assert "Too many log-in or sign-up attempts" in response.text
     # Another address is not held back.
-    other = load.http_session(load.client_address(next(_addresses)))
+    other = client.http_session(client.client_address(next(_addresses)))
     assert other.get(URL + "/accounts/login/", timeout=10).status_code == 200

@@ -1,0 +1,504 @@
+"""One player of the casino over HTTP and websockets, as a browser plays it.
+
+The Locust users (bench/locustfile.py) and the cluster tests
+(tests/engines/test_cluster.py) share this client, so it imports nothing of
+Locust: Locust patches the standard library with gevent when imported, which
+a pytest process must not get. What a player measures goes to a ``Report``
+(Locust's request events in the locustfile, a plain collector in tests).
+
+A player signs up through the real form from a loopback address of its own
+(the site throttles credential posts per address), opens both table pages
+and both websockets (session cookie, ``Origin`` of the site), and plays:
+
+* Baccarat: POST BET with the slip whole, as the page's script sends it
+  (chips per area and a fresh ``slip_key``), and wait for the reveal's last
+  fragment (``#bac-result`` with a ``data-round``) on the socket. Latency:
+  sending BET to receiving that fragment.
+* War: POST DEAL (``ante``, ``tie_bet``, ``slip_key``); on a tie POST the
+  decision at once. Latency: sending DEAL to the answer with the settled round.
+
+A socket that drops is opened again, as the page's htmx ws extension does,
+and the reveal it was waiting for must still arrive (the consumer sends the
+settled result of a round the socket did not finish showing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import random
+import re
+import secrets
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import requests
+import websocket
+from requests.adapters import HTTPAdapter
+
+BAC_SLIP_FORM = re.compile(r'name="slip_key"[^>]*data-slip-key')
+BAC_RESULT = re.compile(r'id="bac-result"[^>]*data-round="(\d+)"')
+BAC_SLIP_ERROR = re.compile(r'data-testid="slip-error">([^<]*)<')
+WAR_SLIP_KEY = re.compile(r'name="slip_key" id="war-slip" value="([0-9a-f]+)"')
+WAR_ROUND = re.compile(r'id="war-round"[^>]*data-status="(\w+)"[^>]*data-round-id="(\d+)"')
+WAR_MESSAGE = re.compile(r'id="war-message"[^>]*>([^<]*)<')
+CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+WENT_WRONG = "Something went wrong"
+WAR_CARD_STEP = 0.35  # games.views.war.CARD_STEP: seconds between two dealt cards
+
+
+class PlayerError(Exception):
+    """One step of a player failed; the kind goes into the error counts."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass
+class Report:
+    """What a player measured; the locustfile's subclass also fires Locust events."""
+
+    requests: dict[str, list[float]] = field(default_factory=dict)
+    rounds: list[tuple[float, str, float]] = field(default_factory=list)  # (end, game, s)
+    errors: list[tuple[float, str, str]] = field(default_factory=list)  # (when, kind, detail)
+    counts: Counter[str] = field(default_factory=Counter)
+    signups: list[tuple[float, float]] = field(default_factory=list)  # (end, seconds)
+
+    def request(self, kind: str, seconds: float, error: Exception | None = None) -> None:
+        self.requests.setdefault(kind, []).append(seconds)
+
+    def round(self, game: str, seconds: float) -> None:
+        self.rounds.append((time.time(), game, seconds))
+
+    def error(self, kind: str, detail: str = "") -> None:
+        self.errors.append((time.time(), kind, detail[:300]))
+
+    def count(self, what: str, n: int = 1) -> None:
+        self.counts[what] += n
+
+    def signup(self, seconds: float) -> None:
+        self.signups.append((time.time(), seconds))
+
+
+# ------------------------------------------------------------------ one socket
+
+
+class Socket:
+    """A websocket with a reader thread that stamps every frame on arrival,
+    so a frame's time does not depend on when the player reads it."""
+
+    def __init__(self, url: str, *, origin: str, cookie: str, timeout: float) -> None:
+        self.frames: queue.Queue[tuple[float, str]] = queue.Queue()
+        self.closing = False
+        self.dropped = ""
+        self.ws = websocket.create_connection(
+            url,
+            origin=origin,
+            cookie=cookie,
+            header=["Accept-Language: en"],
+            timeout=timeout,
+            enable_multithread=True,
+        )
+        self.ws.settimeout(None)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                opcode, data = self.ws.recv_data()
+            except Exception as exc:  # closed by us, by the server or by the network
+                if not self.closing:
+                    self.dropped = f"{type(exc).__name__}: {exc}"
+                return
+            now = time.perf_counter()
+            if opcode == websocket.ABNF.OPCODE_CLOSE:
+                if not self.closing:
+                    code = int.from_bytes(data[:2], "big") if len(data) >= 2 else None
+                    self.dropped = f"closed by the server (code {code})"
+                return
+            if opcode == websocket.ABNF.OPCODE_TEXT:
+                self.frames.put((now, data.decode("utf-8", "replace")))
+
+    def drain(self) -> list[str]:
+        """The frames that arrived and were not read yet."""
+        out = []
+        while True:
+            try:
+                out.append(self.frames.get_nowait()[1])
+            except queue.Empty:
+                return out
+
+    def close(self) -> None:
+        self.closing = True
+        with contextlib.suppress(Exception):
+            self.ws.send_close()
+        self.thread.join(timeout=3)
+        with contextlib.suppress(Exception):
+            self.ws.shutdown()
+
+
+# ------------------------------------------------------------------ addresses
+
+
+class SourceAddressAdapter(HTTPAdapter):
+    """Connections from one loopback address (anything in 127.0.0.0/8 is
+    this machine), so each player is a client address of its own."""
+
+    def __init__(self, address: str, **kwargs) -> None:
+        self.address = address
+        super().__init__(**kwargs)
+
+    def init_poolmanager(self, *args, **kwargs) -> None:
+        kwargs["source_address"] = (self.address, 0)
+        super().init_poolmanager(*args, **kwargs)
+
+
+def client_address(n: int, group: int = 0) -> str:
+    """The loopback address of client ``n`` of load generator ``group``
+    (127.<group>.0.2 onwards; group 0 is 127.0.0.x, this machine's usual)."""
+    return f"127.{group}.{n // 250}.{2 + n % 250}"
+
+
+def http_session(address: str | None) -> requests.Session:
+    session = requests.Session()
+    if address:
+        session.mount("http://", SourceAddressAdapter(address))
+    return session
+
+
+# ------------------------------------------------------------------ one player
+
+
+class Player:
+    def __init__(
+        self,
+        base: str,
+        username: str,
+        *,
+        address: str | None,
+        report: Report,
+        rng: random.Random | None = None,
+        timeout: float = 15.0,
+        pace: float = 0.6,
+        baccarat_table: str = "baccarat-social",
+        war_table: str = "casino-war",
+    ) -> None:
+        self.base = base.rstrip("/")
+        self.username = username
+        self.report = report
+        self.rng = rng or random.Random(username)
+        self.timeout = timeout
+        self.pace = pace
+        self.baccarat_table = baccarat_table
+        self.war_table = war_table
+        self.http = http_session(address)
+        self.http.headers.update({"Accept-Language": "en", "User-Agent": "casino-bench-load"})
+        self.bac_key = ""
+        self.war_key = ""
+        self.bac_ws: Socket | None = None
+        self.war_ws: Socket | None = None
+        self.paced = 0.0  # seconds of the last round's pacing still to watch
+        # A failed step leaves the slip or a War tie behind: the next round of
+        # that game starts by putting things straight.
+        self.bac_dirty = False
+        self.war_dirty = False
+        # BETs whose reveal was given up on and not seen since; the round ids
+        # every reveal on this player's socket showed.
+        self.pending_reveals = 0
+        self.seen_rounds: set[int] = set()
+
+    # --- HTTP ---------------------------------------------------------------
+
+    def get(self, path: str, kind: str) -> requests.Response:
+        return self._send("GET", path, kind)
+
+    def post(self, path: str, kind: str, data: dict[str, str], *, htmx: bool = True):
+        headers = {
+            "X-CSRFToken": self.http.cookies.get("csrftoken", ""),
+            "Origin": self.base,
+            "Referer": self.base + path,
+        }
+        if htmx:
+            headers["HX-Request"] = "true"
+        return self._send("POST", path, kind, data=data, headers=headers)
+
+    def _send(self, method: str, path: str, kind: str, **kw) -> requests.Response:
+        t0 = time.perf_counter()
+        try:
+            response = self.http.request(method, self.base + path, timeout=self.timeout, **kw)
+        except requests.Timeout as exc:
+            error = PlayerError(f"timeout {kind}", str(exc))
+        except requests.RequestException as exc:
+            error = PlayerError(f"connection {kind}", str(exc))
+        else:
+            if response.status_code < 400:
+                self.report.request(kind, time.perf_counter() - t0)
+                return response
+            error = PlayerError(
+                f"http {response.status_code} {kind}", response.text[:200].replace("\n", " ")
+            )
+        self.report.request(kind, time.perf_counter() - t0, error)
+        raise error
+
+    # --- setup --------------------------------------------------------------
+
+    def sign_up(self) -> None:
+        t0 = time.perf_counter()
+        page = self.get("/accounts/signup/", "signup_page")
+        token = CSRF_INPUT.search(page.text)
+        if token is None:
+            raise PlayerError("signup", "no CSRF token in the sign-up form")
+        password = "Lp-" + secrets.token_urlsafe(12)
+        response = self.post(
+            "/accounts/signup/",
+            "signup",
+            {
+                "csrfmiddlewaretoken": token.group(1),
+                "username": self.username,
+                "password1": password,
+                "password2": password,
+            },
+            htmx=False,
+        )
+        if "sessionid" not in self.http.cookies:
+            raise PlayerError("signup", f"not logged in after sign-up ({response.url})")
+        self.report.signup(time.perf_counter() - t0)
+
+    def sit_down(self) -> None:
+        """Open both table pages (slip keys) and both websockets."""
+        bac = self.get(f"/baccarat/{self.baccarat_table}/", "baccarat_page")
+        if BAC_SLIP_FORM.search(bac.text) is None:
+            raise PlayerError("baccarat page", "no bet slip on the page")
+        self.bac_key = secrets.token_hex(16)  # the slip lives in the browser
+        war = self.get(f"/war/{self.war_table}/", "war_page")
+        found = WAR_SLIP_KEY.search(war.text)
+        if found is None:
+            raise PlayerError("war page", "no slip key on the page")
+        self.war_key = found.group(1)
+        try:
+            self.bac_ws = self.socket(f"/ws/baccarat/{self.baccarat_table}/")
+            self.war_ws = self.socket(f"/ws/war/{self.war_table}/")
+        except Exception as exc:
+            raise PlayerError("websocket connect", f"{type(exc).__name__}: {exc}") from None
+
+    def socket(self, path: str) -> Socket:
+        cookie = "; ".join(f"{c.name}={c.value}" for c in self.http.cookies)
+        return Socket(
+            "ws" + self.base[len("http") :] + path,
+            origin=self.base,
+            cookie=cookie,
+            timeout=self.timeout,
+        )
+
+    def reconnect_baccarat(self) -> None:
+        """Open the Baccarat socket again after a drop, as the page's ws
+        extension does (with back-off, until the server answers)."""
+        dropped = self.bac_ws.dropped if self.bac_ws else ""
+        if self.bac_ws is not None:
+            leftover = self.bac_ws.drain()
+            self.bac_ws.close()
+            self.late_reveals(leftover)
+        self.report.count("socket reconnects")
+        self.bac_ws = self._reconnect(f"/ws/baccarat/{self.baccarat_table}/", dropped)
+
+    def _reconnect(self, path: str, why: str) -> Socket:
+        end = time.perf_counter() + 4 * self.timeout
+        delay = 0.25
+        while True:
+            try:
+                return self.socket(path)
+            except Exception as exc:
+                if time.perf_counter() > end:
+                    raise PlayerError(
+                        "socket lost", f"{why}; reconnecting: {type(exc).__name__}: {exc}"
+                    ) from None
+            time.sleep(delay)
+            delay = min(2 * delay, 2.0)
+
+    # --- rounds -------------------------------------------------------------
+
+    def baccarat_round(self) -> None:
+        slug = self.baccarat_table
+        if self.bac_ws is None or self.bac_ws.dropped:
+            self.reconnect_baccarat()
+        assert self.bac_ws is not None
+        if self.bac_dirty:
+            self.bac_key = secrets.token_hex(16)
+            # Like the page, show the reveal still on its way before the next BET.
+            self.wait_for_reveals(self.timeout)
+            self.bac_dirty = False
+        wanted = [(self.rng.choice(["player", "banker"]), "10")]
+        if self.rng.random() < 0.2:
+            wanted.append(("tie", "1"))
+        stale = self.bac_ws.drain()
+        if stale and not self.late_reveals(stale):
+            self.report.error("stray frames", f"{len(stale)} frame(s) before BET: {stale[0][:80]}")
+        t0 = time.perf_counter()
+        try:
+            response = self.post(
+                f"/baccarat/{slug}/bet/", "baccarat_bet", {"slip_key": self.bac_key, **dict(wanted)}
+            )
+        except PlayerError:
+            self.pending_reveals += 1  # the server may still deal this round
+            raise
+        error = BAC_SLIP_ERROR.search(response.text)
+        if error:
+            kind = "went wrong" if WENT_WRONG in error.group(1) else "refused bet"
+            raise PlayerError(kind, error.group(1))
+        self.bac_key = secrets.token_hex(16)  # the slip is spent
+        answered = time.perf_counter()
+        deadline = t0 + self.timeout
+        frames = 0
+        first = 0.0
+        while True:
+            if time.perf_counter() > deadline:
+                self.pending_reveals += 1
+                raise PlayerError("timeout reveal", f"no result after {frames} frame(s)")
+            if self.bac_ws.dropped:
+                # The page's socket reconnects by itself; the consumer then
+                # sends the result of the round this socket did not finish.
+                self.reconnect_baccarat()
+                frames = max(frames, 2)  # the steps it missed are not waited again
+            try:
+                arrived, text = self.bac_ws.frames.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            frames += 1
+            first = first or arrived
+            shown = BAC_RESULT.search(text)
+            if shown:
+                self.seen_rounds.add(int(shown.group(1)))
+                break
+        if frames < 3:  # deal, at least the four cards (or a skip), result
+            self.report.error("short reveal", f"{frames} frame(s)")
+        self.paced = (frames - 1) * self.pace
+        self.report.round("baccarat", arrived - t0)
+        self.report.request("reveal_first_after_answer", max(0.0, first - answered))
+
+    def war_round(self) -> None:
+        slug = self.war_table
+        if self.war_ws is None or self.war_ws.dropped:
+            # The socket closes when a tie's decision time runs out (code 4000;
+            # the page then goes to the lobby) or when a worker goes: a player
+            # comes back to the table with a new socket and a reload.
+            dropped = self.war_ws.dropped if self.war_ws else ""
+            if self.war_ws is not None:
+                self.war_ws.close()
+            self.war_ws = self._reconnect(f"/ws/war/{slug}/", dropped)
+            self.war_dirty = True
+            if "code 4000" in dropped:
+                self.report.error("war decision timed out", dropped)
+            else:
+                self.report.count("socket reconnects")
+        if self.war_dirty:
+            page = self.get(f"/war/{slug}/", "war_page")
+            found = WAR_SLIP_KEY.search(page.text)
+            if found is None:
+                raise PlayerError("war page", "no slip key on the page")
+            self.war_key = found.group(1)
+            waiting = WAR_ROUND.search(page.text)
+            if waiting and waiting.group(1) == "open":
+                # The reloaded table shows the tie's decision: take it.
+                self.post(
+                    f"/war/{slug}/decide/",
+                    "war_decide",
+                    {"round_id": waiting.group(2), "decision": "surrender"},
+                )
+            self.war_dirty = False
+        tie_bet = "1" if self.rng.random() < 0.3 else "0"
+        t0 = time.perf_counter()
+        response = self.post(
+            f"/war/{slug}/deal/",
+            "war_deal",
+            {"slip_key": self.war_key, "ante": "10", "tie_bet": tie_bet},
+        )
+        status, round_id = self._war_state(response)
+        found = WAR_SLIP_KEY.search(response.text)
+        if found is None:
+            raise PlayerError("war deal", "no fresh slip key in the DEAL answer")
+        self.war_key = found.group(1)
+        cards = 2
+        if status == "open":
+            self.report.count("war ties")
+            decision = self.rng.choice(["war", "surrender"])
+            if decision == "war":
+                cards = 7  # three burnt and one more card each
+            response = self.post(
+                f"/war/{slug}/decide/", "war_decide", {"round_id": round_id, "decision": decision}
+            )
+            status, _ = self._war_state(response)
+        if status != "settled":
+            raise PlayerError("war state", f"round {round_id} is {status!r} after the decision")
+        self.report.round("war", time.perf_counter() - t0)
+        self.paced = (cards - 1) * WAR_CARD_STEP if self.pace else 0.0
+
+    def _war_state(self, response: requests.Response) -> tuple[str, str]:
+        found = WAR_ROUND.search(response.text)
+        if found is None:
+            message = WAR_MESSAGE.search(response.text)
+            text = message.group(1).strip() if message else response.text[:200]
+            raise PlayerError("went wrong" if WENT_WRONG in text else "refused war", text)
+        return found.group(1), found.group(2)
+
+    def play(self, game: str) -> bool:
+        """One round of ``game``; a failure is reported, not raised."""
+        try:
+            self.baccarat_round() if game == "baccarat" else self.war_round()
+            return True
+        except PlayerError as exc:
+            self.report.error(exc.kind, exc.detail)
+            if game == "baccarat":
+                self.bac_dirty = True
+            else:
+                self.war_dirty = True
+            return False
+
+    # --- late reveals and leaving --------------------------------------------
+
+    def late_reveals(self, frames: list[str]) -> int:
+        """A reveal that came after its timeout is late, not lost: count it."""
+        late = 0
+        for text in frames:
+            shown = BAC_RESULT.search(text)
+            if shown:
+                self.seen_rounds.add(int(shown.group(1)))
+                late += 1
+        if late:
+            self.report.count("late reveals", late)
+            self.pending_reveals = max(0, self.pending_reveals - late)
+        return late
+
+    def wait_for_reveals(self, seconds: float) -> None:
+        """Read frames until every pending reveal came, for at most ``seconds``."""
+        sock = self.bac_ws
+        if sock is None:
+            return
+        self.late_reveals(sock.drain())
+        end = time.perf_counter() + seconds
+        while self.pending_reveals and time.perf_counter() < end:
+            if sock.dropped:
+                try:
+                    self.reconnect_baccarat()
+                except PlayerError:
+                    return
+                sock = self.bac_ws
+                assert sock is not None
+            with contextlib.suppress(queue.Empty):
+                self.late_reveals([sock.frames.get(timeout=0.5)[1]])
+
+    def close(self) -> None:
+        if self.bac_ws is not None and self.pending_reveals:
+            # The run compares the rounds dealt with the ones shown.
+            self.wait_for_reveals(2 * self.timeout)
+        if self.bac_ws is not None:
+            self.late_reveals(self.bac_ws.drain())
+        for sock in (self.bac_ws, self.war_ws):
+            if sock is not None:
+                sock.close()
+        self.bac_ws = self.war_ws = None
+        self.http.close()

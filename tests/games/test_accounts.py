@@ -33,8 +33,11 @@ def test_the_presets_exist_with_their_versions(db):
     assert all(t.current_version and t.current_version.number == 1 for t in tables.values())
 
 
-def test_the_lobby_needs_a_login(client, db):
-    response = client.get(reverse("lobby"))
+def test_a_visitor_gets_the_front_page_with_the_demo_and_a_player_page_needs_a_login(client, db):
+    front = client.get(reverse("lobby"))
+    assert front.status_code == 200
+    assert 'data-testid="play-demo"' in front.content.decode()
+    response = client.get(reverse("history"))
     assert response.status_code == 302
     assert reverse("login") in response["Location"]
 

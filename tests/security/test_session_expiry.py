@@ -50,7 +50,7 @@ def test_the_session_lasts_an_hour_from_the_last_request(player_client):
 
 def test_a_player_idle_past_the_hour_is_logged_out(player_client):
     idle_for(player_client, 3601)
-    response = player_client.get(reverse("lobby"))
+    response = player_client.get(reverse("history"))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
     # A bet from the stale page is refused too: no session, no chips moved.
@@ -85,7 +85,7 @@ def test_a_shorter_age_set_by_the_operator_applies(settings, make_player):
     Session.objects.filter(session_key=client.cookies["sessionid"].value).update(
         expire_date=timezone.now() - dt.timedelta(seconds=1)
     )
-    assert client.get(reverse("lobby")).status_code == 302
+    assert client.get(reverse("history")).status_code == 302
 
 
 def test_a_request_that_changes_nothing_writes_the_session_once_a_minute(player_client):

@@ -100,12 +100,21 @@ class RoundAdmin(ReadOnlyAdmin):
         "version",
         "game",
         "status",
-        "total_bet",
-        "total_return",
+        "bet_chips",
+        "return_chips",
         "created_at",
     )
     list_filter = ("game", "status", "table")
     search_fields = ("player__username",)
+    list_select_related = ("player", "table", "version")
+
+    @admin.display(description=_("bet (chips)"), ordering="total_bet")
+    def bet_chips(self, obj: Round) -> str:
+        return format_chips(obj.total_bet)
+
+    @admin.display(description=_("returned (chips)"), ordering="total_return")
+    def return_chips(self, obj: Round) -> str:
+        return format_chips(obj.total_return)
 
 
 @admin.register(Profile)

@@ -184,6 +184,7 @@ class Player:
         report: Report,
         rng: random.Random | None = None,
         timeout: float = 15.0,
+        overdue: float = 5.0,
         pace: float = 0.6,
         baccarat_table: str = "baccarat-social",
         war_table: str = "casino-war",
@@ -193,6 +194,7 @@ class Player:
         self.report = report
         self.rng = rng or random.Random(username)
         self.timeout = timeout
+        self.overdue = overdue  # seconds without a reveal frame before reconnecting
         self.pace = pace
         self.baccarat_table = baccarat_table
         self.war_table = war_table
@@ -336,7 +338,10 @@ class Player:
         if self.rng.random() < 0.2:
             wanted.append(("tie", "1"))
         stale = self.bac_ws.drain()
-        if stale and not self.late_reveals(stale):
+        resent = [
+            t for t in stale if (m := BAC_RESULT.search(t)) and int(m.group(1)) in self.seen_rounds
+        ]
+        if stale and not self.late_reveals(stale) and len(resent) < len(stale):
             self.report.error("stray frames", f"{len(stale)} frame(s) before BET: {stale[0][:80]}")
         t0 = time.perf_counter()
         try:
@@ -353,24 +358,33 @@ class Player:
         self.bac_key = secrets.token_hex(16)  # the slip is spent
         answered = time.perf_counter()
         deadline = t0 + self.timeout
+        overdue = answered + self.overdue
         frames = 0
         first = 0.0
         while True:
-            if time.perf_counter() > deadline:
+            now = time.perf_counter()
+            if now > deadline:
                 self.pending_reveals += 1
                 raise PlayerError("timeout reveal", f"no result after {frames} frame(s)")
-            if self.bac_ws.dropped:
-                # The page's socket reconnects by itself; the consumer then
-                # sends the result of the round this socket did not finish.
+            if self.bac_ws.dropped or (not frames and now > overdue):
+                # The page's socket reconnects by itself after a drop (and,
+                # as a player reloads, when the reveal is overdue: its push
+                # may have been lost); the consumer then sends the result of
+                # the round no socket finished showing.
+                if not self.bac_ws.dropped:
+                    self.report.count("overdue reveal reconnects")
+                    overdue = deadline
                 self.reconnect_baccarat()
                 frames = max(frames, 2)  # the steps it missed are not waited again
             try:
                 arrived, text = self.bac_ws.frames.get(timeout=0.5)
             except queue.Empty:
                 continue
+            shown = BAC_RESULT.search(text)
+            if shown and int(shown.group(1)) in self.seen_rounds:
+                continue  # a round shown before, sent again on a reconnect
             frames += 1
             first = first or arrived
-            shown = BAC_RESULT.search(text)
             if shown:
                 self.seen_rounds.add(int(shown.group(1)))
                 break
@@ -465,7 +479,7 @@ class Player:
         late = 0
         for text in frames:
             shown = BAC_RESULT.search(text)
-            if shown:
+            if shown and int(shown.group(1)) not in self.seen_rounds:
                 self.seen_rounds.add(int(shown.group(1)))
                 late += 1
         if late:

@@ -170,6 +170,8 @@ class Process:
                     "username": p.player.username if p.player else "",
                     "seated": p.seated,
                     "seen_rounds": sorted(p.player.seen_rounds) if p.player else [],
+                    "last_round_at": max((r[0] for r in p.report.rounds), default=0.0),
+                    "error_times": [e[0] for e in p.report.errors],
                 }
                 for p in self.players
             ],

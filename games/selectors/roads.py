@@ -158,7 +158,7 @@ def _cut_asked(cells: Sequence[Any], asked: Sequence[Any], cols: int) -> tuple[R
         return Road(cells=list(cells), cols=cols), list(asked)
     # tuple.__new__ rather than _replace: this runs for every round's reveal.
     new = tuple.__new__
-    kind = type(cells[0]) if cells else None
+    kind: type[Any] = type(cells[0]) if cells else tuple
     return (
         Road(
             cells=[new(kind, (c[0] - offset, *c[1:])) for c in cells if c[0] >= offset],

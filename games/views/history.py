@@ -13,12 +13,11 @@ import datetime as dt
 from typing import Any
 
 from django import forms
-from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import Http404, HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
@@ -193,21 +192,6 @@ def history_export(request: PlayerRequest, user_id: int | None = None) -> Stream
     filename = f"rounds-{owner.get_username()}-{stamp}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
-
-
-@login_required
-@require_GET
-def player_lookup(request: PlayerRequest) -> HttpResponse:
-    """Staff: go to a player's history by username."""
-    if not request.user.is_staff:
-        raise Http404
-    username = request.GET.get("username", "").strip()
-    User = get_user_model()
-    user = User.objects.filter(**{User.USERNAME_FIELD: username}).first() if username else None
-    if user is None:
-        messages.error(request, _("No player is called “%(name)s”.") % {"name": username})
-        return redirect("history")
-    return redirect("history_player", user_id=user.pk)
 
 
 def _round_context(request: PlayerRequest, rnd: Round) -> dict[str, Any]:

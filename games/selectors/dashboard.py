@@ -297,17 +297,6 @@ def takings(*, since: dt.datetime, until: dt.datetime | None = None) -> list[Tab
     return out
 
 
-def dashboard_periods(*, now: dt.datetime | None = None) -> list[tuple[str, list[TableTakings]]]:
-    """Today (since midnight in the site's time zone) and the last 7 days
-    (today and the six days before it)."""
-    now = now or timezone.now()
-    midnight = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
-    return [
-        (_("Today"), takings(since=midnight)),
-        (_("Last 7 days"), takings(since=midnight - dt.timedelta(days=6))),
-    ]
-
-
 @dataclass(frozen=True)
 class LivePaytable:
     """The live RTP panel's content for what is typed in the table form."""

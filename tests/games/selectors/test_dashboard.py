@@ -13,7 +13,6 @@ from games.models import Round, Table
 from games.money import decimal_pays
 from games.presets import CLASSIC_PAYS, WAR_PAYS
 from games.selectors.dashboard import (
-    dashboard_periods,
     expected_loss,
     live_paytable,
     pay_figures,
@@ -98,7 +97,9 @@ def test_it_sums_today_and_the_week_per_table(make_player):
     Round.objects.filter(pk=earlier.pk).update(created_at=now - dt.timedelta(days=3))
     Round.objects.filter(pk=old.pk).update(created_at=now - dt.timedelta(days=8))
 
-    (_, day), (_, week) = dashboard_periods(now=now)
+    midnight = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    day = takings(since=midnight)
+    week = takings(since=midnight - dt.timedelta(days=6))
     day_row = next(r for r in day if r.table == classic)
     week_row = next(r for r in week if r.table == classic)
     assert (day_row.rounds, day_row.bet, day_row.players) == (2, 2_000, 1)

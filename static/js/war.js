@@ -333,26 +333,12 @@ if (app && form) {
     const on = (name) => Boolean(settings.querySelector(`[name=${name}]`)?.checked);
     sound?.configure({ sound: on("sound"), effects: on("effects"), music: on("music") });
   });
-  // Volume: a setting of this browser, shown when sound.js can take it.
+  // Volume (0-100): the player's, saved with the other settings (htmx posts
+  // the slider on change); the gain follows the slider as it moves.
   const volume = document.getElementById("war-volume");
   if (volume && typeof sound?.setVolume === "function") {
-    let stored = null;
-    try {
-      stored = window.localStorage.getItem("casino:volume");
-    } catch {
-      stored = null;
-    }
-    if (stored !== null) volume.value = stored;
-    sound.setVolume(Number(volume.value) / 100);
-    volume.closest("[data-volume-row]").hidden = false;
-    volume.addEventListener("input", () => {
-      sound.setVolume(Number(volume.value) / 100);
-      try {
-        window.localStorage.setItem("casino:volume", volume.value);
-      } catch {
-        // private mode: the volume holds for this page
-      }
-    });
+    sound.setVolume(Number(volume.value));
+    volume.addEventListener("input", () => sound.setVolume(Number(volume.value)));
   }
 
   // --- keys (seed 004): 0 repeat, Enter deal, + war, - surrender,

@@ -5,6 +5,7 @@ table's menu holds the settings, the history and the personal max bet."""
 
 from __future__ import annotations
 
+import time
 from functools import cache
 
 import pytest
@@ -267,3 +268,20 @@ def test_reduced_motion_deals_without_movement(browser, live_url, orm):
     assert card.evaluate("el => el.classList.contains('dealt')")
     assert card.evaluate("el => getComputedStyle(el).animationName") == "none"
     context.close()
+
+
+def test_the_volume_set_in_the_war_menu_is_the_players_and_survives_a_reload(
+    page, live_url, signed_up, orm
+):
+    page.goto(f"{live_url}/war/casino-war/")
+    page.get_by_test_id("open-menu").click()
+    slider = page.get_by_test_id("setting-volume")
+    expect(slider).to_be_visible()
+    slider.fill("30")
+    slider.dispatch_event("change")
+    deadline = time.monotonic() + 5
+    while Profile.objects.get(user__username=signed_up).volume != 30:
+        assert time.monotonic() < deadline, "the volume was not saved"
+        time.sleep(0.05)
+    page.reload()
+    expect(page.get_by_test_id("setting-volume")).to_have_value("30")

@@ -286,6 +286,11 @@ SESSION_COOKIE_AGE = envint("CASINO_SESSION_SECONDS", 3600, minimum=60)
 # (casino/sessions.py), not on every request.
 SESSION_ENGINE = "casino.sessions"
 SESSION_SAVE_EVERY_REQUEST = False
+# Sessions read from the cache and written through to the database (as
+# Django's cached_db engine): on by default where the cache is Redis, shared
+# by every process (the cluster); the tests keep the database alone, as they
+# change stored sessions directly.
+CASINO_SESSION_CACHE = envbool("CASINO_SESSION_CACHE", bool(REDIS_URL) and not TESTING)
 
 # --- I18n -------------------------------------------------------------------
 # Japanese, the language of the rule pages, is the fallback; the browser's

@@ -20,10 +20,12 @@ import asyncio
 import datetime as dt
 import json
 import logging
+import weakref
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, cast
 
+import redis.asyncio as aioredis
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -107,9 +109,26 @@ def shown_key(round_id: int) -> str:
     return f"reveal-shown:{round_id}"
 
 
-def mark_shown(round_id: int) -> None:
+# One asyncio Redis client per event loop (daphne has one): the mark is one
+# SET on the loop, with no thread and no new connection per round.
+_redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def mark_shown(round_id: int) -> None:
+    """Note in the cache that this round's result reached a socket."""
+    ttl = settings.CASINO_REVEAL_RESUME_SECONDS
     try:
-        cache.set(shown_key(round_id), 1, settings.CASINO_REVEAL_RESUME_SECONDS)
+        if settings.REDIS_URL:
+            loop = asyncio.get_running_loop()
+            client = _redis_clients.get(loop)
+            if client is None:
+                client = _redis_clients[loop] = aioredis.from_url(settings.REDIS_URL)
+            # The cache's own key, so cache.get reads it (an int is stored as is).
+            await client.set(cache.make_key(shown_key(round_id)), 1, ex=ttl)
+        else:
+            cache.set(shown_key(round_id), 1, ttl)  # this process's memory: no I/O
     except Exception:  # the cache is down: a reconnecting tab shows the result again
         logger.warning("could not mark round %s as shown", round_id, exc_info=True)
 
@@ -197,24 +216,26 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         self.client_event = asyncio.Event()
         # (action, slot) the current step waits for, e.g. ("peel_start", "p2").
         self.waiting: tuple[str, str] | None = None
-        self.resumed: set[int] = set()  # rounds whose result the connect sent
+        self.known: set[int] = set()  # rounds queued or resumed on this socket
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
-        await self._resume()
-
-    async def _resume(self) -> None:
-        """Send the result of a round whose reveal no socket finished."""
+        # Looked up once in the group and before the page can BET on this
+        # socket: a round committed later comes as a push.
         try:
-            found = await self._unshown_result()
+            unshown = await self._unshown_result()
         except Exception:
             logger.exception("could not resume the reveal for player %s", self.user.pk)
+            unshown = None
+        await self.accept()
+        if unshown is not None:
+            await self._resume(*unshown)
+
+    async def _resume(self, round_id: int, html: str) -> None:
+        """Send the result of a round whose reveal no socket finished."""
+        if round_id in self.known:
             return
-        if found is None:
-            return
-        round_id, html = found
-        self.resumed.add(round_id)
+        self.known.add(round_id)
         await self.send(text_data=html)
-        await in_thread(mark_shown)(round_id)
+        await mark_shown(round_id)
 
     async def disconnect(self, code: int) -> None:
         worker = getattr(self, "worker", None)
@@ -255,10 +276,12 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     async def round_reveal(self, event: dict[str, Any]) -> None:
         if event.get("table") != self.slug:
             return  # a round at another table of the same player
-        if int(event["round_id"]) in self.resumed:
-            return  # connected after the commit: its result is already shown
+        round_id = int(event["round_id"])
+        if round_id in self.known:
+            return  # resumed on connect, or a push sent again after an error
+        self.known.add(round_id)
         squeeze = event.get("squeeze")
-        await self.rounds.put((int(event["round_id"]), squeeze if squeeze in SIDES else None))
+        await self.rounds.put((round_id, squeeze if squeeze in SIDES else None))
         if self.worker is None or self.worker.done():
             self.worker = asyncio.create_task(self._reveal_rounds())
 
@@ -287,7 +310,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     self.client_event.clear()
                 await self.send(text_data=step.html)
                 if step.name == "result":
-                    await in_thread(mark_shown)(round_id)
+                    await mark_shown(round_id)
                 await self._pause(step.pause)
                 self.waiting = None
 

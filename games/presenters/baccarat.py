@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, TypedDict
 
 from django.utils.translation import gettext as _
 
@@ -208,28 +208,23 @@ class Rebet:
 BEAD_MARKS = {"player": "P", "banker": "B", "tie": "T"}
 
 
-class RoadCell(NamedTuple):
-    """One mark of a road, ready for the template: its classes, its grid
-    area ("row / col", 1-based), its letter or tie count, and its markup
-    built from those. The values come from fixed vocabularies (no user
-    text), so road_cells.html#cells prints ``html`` as it is: with the five
-    roads a screen has several hundred cells, re-rendered at every round's
-    end, and one string per cell is what keeps that cheap."""
+class RoadCell(TypedDict):
+    """One mark of a road, ready for the template (road_cells.html#cells):
+    its classes, its grid area ("row / col", 1-based), its letter or tie
+    count. The values come from fixed vocabularies (no user text), so the
+    partial prints them unescaped, which keeps several hundred cells cheap."""
 
     css: str
     area: str
-    mark: str = ""
-    ties: int = 0
-    html: str = ""
+    mark: str
+    ties: int
 
 
 def road_cell(css: str, area: str, mark: str = "", ties: int = 0) -> RoadCell:
-    inner = mark
-    if ties:
-        inner = '<i class="slash"></i>' + (f'<b class="ties">{ties}</b>' if ties > 1 else "")
-    return RoadCell(
-        css, area, mark, ties, f'<span class="{css}" style="grid-area: {area}">{inner}</span>'
-    )
+    # A dict: the template language looks a key up at its first try, where a
+    # tuple or an object costs it a caught exception per variable, and a
+    # screen renders several hundred cells at every round's end.
+    return {"css": css, "area": area, "mark": mark, "ties": ties}
 
 
 def _pairs(cell: Any) -> str:
@@ -301,12 +296,26 @@ class RoadsView:
         self.rounds = window.rounds
         self.percentages = window.percentages
         self.history = window.history
+        # Dicts for the template loop, as road cells are (see road_cell).
+        self.history_lines = [
+            {
+                "seq": line.seq,
+                "winner": line.winner,
+                "player_total": line.player_total,
+                "banker_total": line.banker_total,
+            }
+            for line in window.history
+        ]
         self.ask = window.ask
         self.bead_plate = window.bead_plate
         self.big_road = window.big_road
         self.derived = window.derived
         self.bead_cells = bead_cells(window.bead_plate.cells) + ask_cells(window, "bead_plate")
-        self.big_cells = big_road_cells(window.big_road.cells) + ask_cells(window, "big_road")
+        big = big_road_cells(window.big_road.cells) + ask_cells(window, "big_road")
+        # Cells with a tie slash go through the template's longer branch; the rest
+        # (most of them) through the short one. A grid places cells by area, not order.
+        self.big_cells = [c for c in big if not c["ties"]]
+        self.big_tie_cells = [c for c in big if c["ties"]]
         self.big_eye_boy = self._derived("big_eye_boy")
         self.small_road = self._derived("small_road")
         self.cockroach_pig = self._derived("cockroach_pig")

@@ -31,24 +31,39 @@ WINDOW_SECONDS = 60
 CREDENTIAL_VIEWS = frozenset({"login", "signup", "admin:login"})
 
 
-def over_budget(address: str, *, now: float | None = None) -> int:
-    """Count one credential post from ``address``; the seconds to wait when
-    it is over the budget, else 0."""
-    budget = settings.CASINO_CREDENTIAL_POSTS
+def count_in_window(
+    name: str, address: str, *, budget: int, seconds: int, now: float | None = None
+) -> int:
+    """Count one ``name`` event from ``address`` in a fixed window of
+    ``seconds``; the seconds to wait when it is over ``budget``, else 0
+    (0 as the budget: no limit). ``cache.add`` + ``cache.incr`` are atomic in
+    Redis and in the in-process cache, so workers share one count."""
     if not budget:
         return 0
     now = time.time() if now is None else now
-    window = int(now // WINDOW_SECONDS)
-    key = f"credential-posts:{address}:{window}"
-    cache.add(key, 0, timeout=WINDOW_SECONDS * 2)
+    window = int(now // seconds)
+    key = f"{name}:{address}:{window}"
+    cache.add(key, 0, timeout=seconds * 2)
     try:
         count = cache.incr(key)
     except ValueError:  # evicted between add and incr
-        cache.add(key, 1, timeout=WINDOW_SECONDS * 2)
+        cache.add(key, 1, timeout=seconds * 2)
         count = 1
     if count <= budget:
         return 0
-    return max(1, (window + 1) * WINDOW_SECONDS - int(now))
+    return max(1, (window + 1) * seconds - int(now))
+
+
+def over_budget(address: str, *, now: float | None = None) -> int:
+    """Count one credential post from ``address``; the seconds to wait when
+    it is over the budget, else 0."""
+    return count_in_window(
+        "credential-posts",
+        address,
+        budget=settings.CASINO_CREDENTIAL_POSTS,
+        seconds=WINDOW_SECONDS,
+        now=now,
+    )
 
 
 class CredentialThrottleMiddleware:

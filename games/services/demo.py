@@ -17,18 +17,17 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-import time
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import DateTimeField, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from casino.throttle import count_in_window
 from games.display import format_chips
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, LedgerEntry, Profile, Round, Wallet
@@ -78,26 +77,15 @@ class NotADemo(GameError):
 
 def demo_start_wait(address: str, *, now: float | None = None) -> int:
     """Count one demo start from ``address``; the seconds to wait when it is
-    over ``CASINO_DEMO_STARTS`` this hour, else 0.
-
-    A fixed window counted with ``cache.add`` + ``cache.incr`` (atomic in
-    Redis and in the in-process cache), as the credential throttle counts.
-    """
-    budget = settings.CASINO_DEMO_STARTS
-    if not budget:
-        return 0
-    now = time.time() if now is None else now
-    window = int(now // START_WINDOW_SECONDS)
-    key = f"demo-starts:{address}:{window}"
-    cache.add(key, 0, timeout=START_WINDOW_SECONDS * 2)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # evicted between add and incr
-        cache.add(key, 1, timeout=START_WINDOW_SECONDS * 2)
-        count = 1
-    if count <= budget:
-        return 0
-    return max(1, (window + 1) * START_WINDOW_SECONDS - int(now))
+    over ``CASINO_DEMO_STARTS`` this hour, else 0 (the credential throttle's
+    counter, casino.throttle.count_in_window)."""
+    return count_in_window(
+        "demo-starts",
+        address,
+        budget=settings.CASINO_DEMO_STARTS,
+        seconds=START_WINDOW_SECONDS,
+        now=now,
+    )
 
 
 @transaction.atomic

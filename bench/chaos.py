@@ -28,6 +28,7 @@ by kind.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -146,9 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     args = load.parse_args([*argv, "--serve", "cluster"])
     server = load.start_server(args)
     assert isinstance(server, load.ClusterServer)
-    env = server.db_env
-    pg_port = env["DATABASE_URL"].rsplit(":", 1)[1].split("/")[0]
-    redis_port = env["REDIS_URL"].rsplit(":", 1)[1].split("/")[0]
+    # ops/cluster.sh's ports (its defaults unless moved by these variables).
+    pg_port = os.environ.get("CLUSTER_PG_PORT", "55433")
+    redis_port = os.environ.get("CLUSTER_REDIS_PORT", "56380")
     data = Path(f"/tmp/casino-cluster-{pg_port}")  # noqa: S108 - ops/cluster.sh keeps its data there
     faults = Faults(server, args.seconds, data, {"pg": pg_port, "redis": redis_port})
     try:

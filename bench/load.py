@@ -652,7 +652,7 @@ def run(
                 proc.send_signal(signal.SIGTERM)
         for proc in procs:
             try:
-                proc.wait(timeout=30)
+                proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=5)

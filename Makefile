@@ -72,9 +72,11 @@ test-browser: $(VENV)/.dev messages chromium
 
 # The service, ledger and consumer tests again on PostgreSQL and Redis,
 # started here on loopback ports of their own and stopped afterwards.
+# Test ports sit below the kernel's range for outgoing connections (32768-60999
+# here), so a busy machine's client sockets can never hold them.
 ENGINES_DIR ?= /tmp/casino-engines-$(ENGINES_PG_PORT)
-ENGINES_PG_PORT ?= 55432
-ENGINES_REDIS_PORT ?= 56379
+ENGINES_PG_PORT ?= 25432
+ENGINES_REDIS_PORT ?= 26379
 ENGINE_TESTS := tests/games/test_wallet.py tests/games/services tests/games/consumers tests/engines
 test-engines: $(VENV)/.dev messages
 	ops/services.sh install
@@ -90,12 +92,12 @@ test-engines: $(VENV)/.dev messages
 # (tests/engines/test_cluster.py, which CASINO_CLUSTER_URL points at it).
 # pytest uses Redis database 1, the cluster database 0.
 CLUSTER_TEST_DIR ?= /tmp/casino-cluster-test
-CLUSTER_TEST_PORT ?= 58000
-CLUSTER_TEST_PG_PORT ?= 55434
-CLUSTER_TEST_REDIS_PORT ?= 56381
+CLUSTER_TEST_PORT ?= 28000
+CLUSTER_TEST_PG_PORT ?= 25434
+CLUSTER_TEST_REDIS_PORT ?= 26381
 CLUSTER_TEST_ENV := CLUSTER_DIR=$(CLUSTER_TEST_DIR) PORT=$(CLUSTER_TEST_PORT) \
   CLUSTER_PG_PORT=$(CLUSTER_TEST_PG_PORT) CLUSTER_REDIS_PORT=$(CLUSTER_TEST_REDIS_PORT) \
-  CLUSTER_WORKER_BASE=58101 HTTP_WORKERS=2 WS_WORKERS=2 CASINO_REVEAL_DELAY=0.05 CASINO_REVEAL_FAST_DELAY=0.01
+  CLUSTER_WORKER_BASE=28101 HTTP_WORKERS=2 WS_WORKERS=2 CASINO_REVEAL_DELAY=0.05 CASINO_REVEAL_FAST_DELAY=0.01
 test-cluster: $(VENV)/.dev messages
 	$(CLUSTER_TEST_ENV) ops/cluster.sh start
 	CASINO_CLUSTER_URL=http://127.0.0.1:$(CLUSTER_TEST_PORT) \

@@ -54,7 +54,10 @@ start() {
     apt-get update -q >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx >/dev/null
   fi
-  eval "$(ops/services.sh start "$DATA" "$PG_PORT" "$REDIS_PORT" | sed 's/^/export /')"
+  local urls
+  urls=$(ops/services.sh start "$DATA" "$PG_PORT" "$REDIS_PORT") \
+    || { echo "PostgreSQL or Redis did not start (see $DATA)" >&2; exit 1; }
+  eval "$(sed 's/^/export /' <<<"$urls")"
   [ -f "$DIR/secret" ] || "$PY" -c "import secrets; print(secrets.token_urlsafe(64))" > "$DIR/secret"
   # psycopg's connection pool when the package is installed (CASINO_DB_POOL in
   # casino/settings.py): a new PostgreSQL backend per request is expensive.

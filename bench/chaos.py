@@ -148,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     server = load.start_server(args)
     assert isinstance(server, load.ClusterServer)
     # ops/cluster.sh's ports (its defaults unless moved by these variables).
-    pg_port = os.environ.get("CLUSTER_PG_PORT", "55433")
-    redis_port = os.environ.get("CLUSTER_REDIS_PORT", "56380")
+    pg_port = os.environ.get("CLUSTER_PG_PORT", "25433")
+    redis_port = os.environ.get("CLUSTER_REDIS_PORT", "26380")
     data = Path(f"/tmp/casino-cluster-{pg_port}")  # noqa: S108 - ops/cluster.sh keeps its data there
     faults = Faults(server, args.seconds, data, {"pg": pg_port, "redis": redis_port})
     try:

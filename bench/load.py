@@ -215,7 +215,7 @@ class ClusterServer:
         self.pids = [int(p.read_text().strip()) for p in self.pidfiles(cluster) if p.exists()]
         # The rest of the stack: PostgreSQL's postmaster (its backends are its
         # children), Redis and nginx's master (its workers are children).
-        data = Path(f"/tmp/casino-cluster-{os.environ.get('CLUSTER_PG_PORT', '55433')}")  # noqa: S108 - ops/cluster.sh keeps its data there
+        data = Path(f"/tmp/casino-cluster-{os.environ.get('CLUSTER_PG_PORT', '25433')}")  # noqa: S108 - ops/cluster.sh keeps its data there
         self.stack_pids = list(self.pids)
         for pidfile in (data / "pg" / "postmaster.pid", data / "redis.pid", cluster / "nginx.pid"):
             with contextlib.suppress(OSError, ValueError, IndexError):

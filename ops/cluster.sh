@@ -20,8 +20,10 @@ WS_WORKERS=${WS_WORKERS:-1}
 # request never waits behind a hash (bench/flood.py).
 LOGIN_WORKERS=${LOGIN_WORKERS:-1}
 PORT=${PORT:-8000}
-PG_PORT=${CLUSTER_PG_PORT:-55433}
-REDIS_PORT=${CLUSTER_REDIS_PORT:-56380}
+# Below the kernel's range for outgoing connections (32768-60999), which
+# a client socket may hold under load.
+PG_PORT=${CLUSTER_PG_PORT:-25433}
+REDIS_PORT=${CLUSTER_REDIS_PORT:-26380}
 # gunicorn listens on WORKER_BASE, the daphne workers on the ports after it,
 # the login workers on WORKER_BASE + 50.
 WORKER_BASE=${CLUSTER_WORKER_BASE:-8101}

@@ -235,7 +235,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return
         self.known.add(round_id)
         await self.send(text_data=html)
-        await mark_shown(round_id)
+        await asyncio.shield(mark_shown(round_id))
 
     async def disconnect(self, code: int) -> None:
         worker = getattr(self, "worker", None)
@@ -310,7 +310,9 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     self.client_event.clear()
                 await self.send(text_data=step.html)
                 if step.name == "result":
-                    await mark_shown(round_id)
+                    # Shielded: a tab closed right after the result must not
+                    # cancel the mark, or its next socket would show it again.
+                    await asyncio.shield(mark_shown(round_id))
                 await self._pause(step.pause)
                 self.waiting = None
 

@@ -21,16 +21,14 @@ channel layer's keys are visible to whoever can read Redis).
 from __future__ import annotations
 
 import hashlib
-import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import post_save, pre_save
 
-logger = logging.getLogger(__name__)
+from games.services.push import send_now
+
 
 SESSION_END = "session.end"
 WATCHED_FIELDS = frozenset({"password", "is_active"})
@@ -47,13 +45,9 @@ def user_group(user_id: int) -> str:
 
 def end_sockets(group: str) -> None:
     """Close every socket in ``group``, on every worker."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group, {"type": SESSION_END})
-    except Exception:  # the layer is down; the sockets re-check their session anyway
-        logger.exception("could not close the sockets of %s", group)
+    # The one push helper (its loop and connection per process); if the layer
+    # is down the sockets still end when they re-check their session.
+    send_now(group, {"type": SESSION_END})
 
 
 def end_session_sockets(session_key: str | None) -> None:

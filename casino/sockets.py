@@ -29,7 +29,6 @@ from django.db.models.signals import post_save, pre_save
 
 from games.services.push import send_now
 
-
 SESSION_END = "session.end"
 WATCHED_FIELDS = frozenset({"password", "is_active"})
 

@@ -163,7 +163,7 @@ if DATABASE_URL:
         _pool = envint("CASINO_DB_POOL", 0, minimum=0)
         if _pool:
             try:
-                import psycopg_pool
+                import psycopg_pool  # noqa: F401
             except ImportError:
                 raise ImproperlyConfigured(
                     "CASINO_DB_POOL needs the psycopg-pool package (pip install psycopg-pool)"
@@ -172,9 +172,7 @@ if DATABASE_URL:
                 "min_size": min(2, _pool),
                 "max_size": _pool,
                 "timeout": 10,  # seconds to wait for a free connection
-                # A connection is checked as it leaves the pool: after a
-                # PostgreSQL restart a dead one is replaced, not handed to a request.
-                "check": psycopg_pool.ConnectionPool.check_connection,
+                # (Django's pool already checks a connection as it leaves the pool.)
             }
 else:
     SQLITE_PATH = os.environ.get("CASINO_SQLITE_PATH", str(BASE_DIR / "db" / "casino.sqlite3"))

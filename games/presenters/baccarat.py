@@ -311,11 +311,7 @@ class RoadsView:
         self.big_road = window.big_road
         self.derived = window.derived
         self.bead_cells = bead_cells(window.bead_plate.cells) + ask_cells(window, "bead_plate")
-        big = big_road_cells(window.big_road.cells) + ask_cells(window, "big_road")
-        # Cells with a tie slash go through the template's longer branch; the rest
-        # (most of them) through the short one. A grid places cells by area, not order.
-        self.big_cells = [c for c in big if not c["ties"]]
-        self.big_tie_cells = [c for c in big if c["ties"]]
+        self.big_cells = big_road_cells(window.big_road.cells) + ask_cells(window, "big_road")
         self.big_eye_boy = self._derived("big_eye_boy")
         self.small_road = self._derived("small_road")
         self.cockroach_pig = self._derived("cockroach_pig")

@@ -443,13 +443,8 @@
           slip.chip = drag.value;
           if (slip.add(area.dataset.area) && window.CasinoSound) window.CasinoSound.play("chip");
         }
-        // The click that follows a drag is not a chip selection.
-        var swallow = function (e) {
-          e.stopPropagation();
-          e.preventDefault();
-        };
-        slip.form.addEventListener("click", swallow, true);
-        window.setTimeout(function () { slip.form.removeEventListener("click", swallow, true); }, 50);
+        // The click that ends a drag lands on the common ancestor of the chip
+        // and the area (no chip, no area): it selects and adds nothing.
         window.setTimeout(function () { slip.render(); }, 0);
       }
       drag = null;

@@ -211,16 +211,14 @@ def expected_loss(*, version: TableVersion, stakes: Mapping[str, int]) -> Fracti
     return loss
 
 
-@dataclass(frozen=True)
-class TableTakings:
-    """One table's rounds over a period: amounts in units."""
+class Holds:
+    """Actual and theoretical hold of a stretch of play (``bet``,
+    ``returned`` and ``theoretical_loss`` in units), for the takings table
+    and the chart points alike."""
 
-    table: Table
-    rounds: int = 0
-    bet: int = 0
-    returned: int = 0
-    players: int = 0
-    theoretical_loss: Fraction = Fraction(0)
+    bet: int
+    returned: int
+    theoretical_loss: Fraction
 
     @property
     def actual_hold(self) -> Fraction | None:
@@ -237,6 +235,18 @@ class TableTakings:
     @property
     def theoretical_hold_percent(self) -> str:
         return percent(self.theoretical_hold)
+
+
+@dataclass(frozen=True)
+class TableTakings(Holds):
+    """One table's rounds over a period: amounts in units."""
+
+    table: Table
+    rounds: int = 0
+    bet: int = 0
+    returned: int = 0
+    players: int = 0
+    theoretical_loss: Fraction = Fraction(0)
 
     @property
     def net(self) -> int:
@@ -356,7 +366,7 @@ DEFAULT_PERIOD = "24h"
 
 
 @dataclass(frozen=True)
-class SeriesPoint:
+class SeriesPoint(Holds):
     """One hour or day of one table: settled rounds and their money, players
     who sat in (settled or open rounds), amounts in units."""
 
@@ -370,24 +380,8 @@ class SeriesPoint:
     theoretical_loss: Fraction = Fraction(0)
 
     @property
-    def actual_hold(self) -> Fraction | None:
-        return 1 - Fraction(self.returned, self.bet) if self.bet else None
-
-    @property
-    def theoretical_hold(self) -> Fraction | None:
-        return self.theoretical_loss / self.bet if self.bet else None
-
-    @property
     def rounds_per_hour(self) -> Fraction:
         return Fraction(self.rounds) / self.hours if self.hours else Fraction(0)
-
-    @property
-    def actual_hold_percent(self) -> str:
-        return percent(self.actual_hold)
-
-    @property
-    def theoretical_hold_percent(self) -> str:
-        return percent(self.theoretical_hold)
 
     @property
     def rounds_per_hour_text(self) -> str:

@@ -14,7 +14,6 @@ from django.template.loader import render_to_string
 from games.cards import Card
 from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 
-STACK_SHOWN = 5  # chip discs drawn on a bet area; the amount says the rest
 CHIP_COLOURS = 8
 MULTIPLIERS = (1, 10, 100)  # the chip rack's multiplier button (seed 000)
 
@@ -105,20 +104,6 @@ def chip_views(chips: Sequence[Any]) -> list[ChipView]:
             )
         )
     return views
-
-
-def chip_stack(chips: Sequence[Any], amount: int) -> list[ChipView]:
-    """The largest chips that make up ``amount`` units, at most STACK_SHOWN of them."""
-    denoms = denominations(chips)
-    left = Decimal(amount) / UNITS_PER_CHIP
-    stack: list[ChipView] = []
-    for value in reversed(denoms):
-        while left >= value and len(stack) < STACK_SHOWN:
-            stack.append(
-                ChipView(value, value, chip_label(value), denoms.index(value) % CHIP_COLOURS)
-            )
-            left -= value
-    return list(reversed(stack))
 
 
 def pay_label(value: Any) -> str:

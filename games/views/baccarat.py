@@ -45,7 +45,7 @@ TEMPLATE = presenter.TEMPLATE
 
 
 def rebet_for(
-    table: Table, limits: service.BetLimits, balance: int, last_bets: dict[str, int] | None
+    limits: service.BetLimits, balance: int, last_bets: dict[str, int] | None
 ) -> presenter.Rebet:
     """REBET and REBET x2 from the player's last settled bets at this table."""
     bets = last_bets or {}
@@ -81,7 +81,7 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
         profile=account.profile,
         last=last,
         roads=road_selectors.table_roads(user=request.user, table=table),
-        rebet=rebet_for(table, limits, account.balance, last.bets if last else None),
+        rebet=rebet_for(limits, account.balance, last.bets if last else None),
         squeeze=presenter.squeeze_toggle(
             threshold=table.squeeze_threshold, on=state.on, by_promo=False, visit=visit
         ),
@@ -158,7 +158,7 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
         limits=limits,
         balance=placed.balance,
         profile=placed.profile,
-        rebet=rebet_for(table, limits, placed.balance, rnd.bets),
+        rebet=rebet_for(limits, placed.balance, rnd.bets),
         squeeze=squeeze_state.toggle_view(request, table, state, visit or ""),
         round_id=rnd.pk,
     )

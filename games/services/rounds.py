@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -120,16 +119,77 @@ def current_version(table: Table) -> TableVersion:
     return TableVersion.objects.get(pk=table.current_version_id)
 
 
-def lock_wallet(user: User) -> Wallet:
-    """The player's wallet, locked for the rest of the transaction
-    (a no-op on SQLite, whose IMMEDIATE transactions already serialise writers)."""
-    return Wallet.objects.select_for_update().get(user=user)
+@dataclass(frozen=True)
+class LockedWallet:
+    """The player's wallet row as the lock read it: what a round needs of it."""
+
+    pk: int
+    balance: int
 
 
-def lock_profile(user: User) -> Profile:
+def _for_update() -> str:
+    # SQLite has no row locks: its IMMEDIATE transactions serialise writers.
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
+
+
+def lock_wallet(user: User) -> LockedWallet:
+    """The player's wallet, locked for the rest of the transaction.
+
+    Plain SQL (as ``wallet._move``): this and ``lock_profile`` run on every
+    round, and the ORM's query building cost four times the statement itself
+    (bench: 0.33 ms against 0.09 ms of CPU).
+    """
+    table = connection.ops.quote_name(Wallet._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, balance FROM {table} WHERE user_id = %s{_for_update()}",  # noqa: S608 - names are ours
+            [user.pk],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Wallet.DoesNotExist(f"player {user.pk} has no wallet")
+    return LockedWallet(pk=int(row[0]), balance=int(row[1]))
+
+
+@dataclass
+class LockedProfile:
+    """The player's profile, locked, with what the round reads beside it."""
+
+    profile: Profile
+    last_seq: int  # the player's last round number at the table (0: none yet)
+    existing_round_id: int | None  # the round this slip key already made
+
+
+def lock_profile(user: User, *, table: Table, slip_key: str) -> LockedProfile:
     """The player's profile (seeds, personal limit), locked for the rest of
-    the transaction. Rounds take it after the wallet, always in that order."""
-    return Profile.objects.select_for_update().get(user=user)
+    the transaction, with the player's last round number at ``table`` and
+    the round ``slip_key`` already made, in one statement.
+
+    Rounds take it after the wallet, always in that order. Read after the
+    wallet lock, so (at READ COMMITTED, a snapshot per statement) it sees
+    every round of the player committed before: another of the player's
+    rounds held the wallet until its commit.
+    """
+    profiles = connection.ops.quote_name(Profile._meta.db_table)
+    rounds = connection.ops.quote_name(Round._meta.db_table)
+    sql = (
+        f"SELECT p.*, "  # noqa: S608 - names are ours
+        f"(SELECT MAX(r.seq) FROM {rounds} r WHERE r.player_id = %s AND r.table_id = %s) "
+        f"AS last_seq, "
+        f"(SELECT r.id FROM {rounds} r WHERE r.player_id = %s AND r.slip_key = %s) "
+        f"AS existing_round_id "
+        f"FROM {profiles} p WHERE p.user_id = %s{_for_update()}"
+    )
+    found = list(Profile.objects.raw(sql, [user.pk, table.pk, user.pk, slip_key, user.pk]))
+    if not found:
+        raise Profile.DoesNotExist(f"player {user.pk} has no profile")
+    profile = found[0]
+    existing = profile.existing_round_id  # type: ignore[attr-defined]
+    return LockedProfile(
+        profile=profile,
+        last_seq=int(profile.last_seq or 0),  # type: ignore[attr-defined]
+        existing_round_id=None if existing is None else int(existing),
+    )
 
 
 def take_seeds(profile: Profile) -> Seeds:
@@ -148,16 +208,13 @@ def take_seeds(profile: Profile) -> Seeds:
     )
     profile.next_server_seed = new_server_seed_hex()
     profile.nonce += 1
-    Profile.objects.filter(pk=profile.pk).update(
-        next_server_seed=profile.next_server_seed, nonce=profile.nonce
-    )
+    table = connection.ops.quote_name(Profile._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET next_server_seed = %s, nonce = %s WHERE id = %s",  # noqa: S608 - names are ours
+            [profile.next_server_seed, profile.nonce, profile.pk],
+        )
     return seeds
-
-
-def next_seq(user: User, table: Table) -> int:
-    """The player's next round number at this table (an index lookup)."""
-    last = Round.objects.filter(player=user, table=table).aggregate(m=Max("seq"))["m"]
-    return (last or 0) + 1
 
 
 def round_max_bet(
@@ -232,11 +289,12 @@ def _place(
     wallet = lock_wallet(user)
     # Under the wallet lock a racing request with the same slip has either
     # committed its round (found here) or not started.
-    existing = Round.objects.filter(player=user, slip_key=slip_key).first()
-    if existing is not None:
+    locked = lock_profile(user, table=table, slip_key=slip_key)
+    if locked.existing_round_id is not None:
+        existing = Round.objects.get(pk=locked.existing_round_id)
         return _replayed(existing, user=user, table=table, dealer=dealer)
     version = current_version(table)
-    profile = lock_profile(user)
+    profile = locked.profile
     stakes = dealer.check(
         user=user, table=table, version=version, profile=profile, balance=wallet.balance
     )
@@ -255,7 +313,7 @@ def _place(
         version=version,
         game=dealer.game,
         status=dealt.status,
-        seq=next_seq(user, table),
+        seq=locked.last_seq + 1,
         slip_key=slip_key,
         server_seed=seeds.server_seed,  # revealed on the round page once it is over
         server_seed_hash=seeds.server_seed_hash,

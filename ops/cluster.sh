@@ -15,10 +15,13 @@ ROOT=$(pwd)
 DIR=${CLUSTER_DIR:-$ROOT/.cluster}
 HTTP_WORKERS=${HTTP_WORKERS:-2}
 WS_WORKERS=${WS_WORKERS:-1}
-# Login and sign-up (every post a password hash, a second of CPU or more)
+# Login and sign-up posts (every one a password hash, 0.1-0.2 s of CPU)
 # get gunicorn workers of their own, at a lower CPU priority: a player's
 # request never waits behind a hash (bench/flood.py).
 LOGIN_WORKERS=${LOGIN_WORKERS:-1}
+# Each login worker hashes LOGIN_THREADS passwords at once (Argon2's C code
+# releases the GIL): a wave of sign-ups does not queue behind one hash.
+LOGIN_THREADS=${LOGIN_THREADS:-4}
 PORT=${PORT:-8000}
 # Below the kernel's range for outgoing connections (32768-60999), which
 # a client socket may hold under load.
@@ -115,7 +118,7 @@ stdout_logfile_backups=1
 "
   }
   program gunicorn "$PY -m gunicorn -c python:casino.gunicorn_conf --workers $HTTP_WORKERS --bind 127.0.0.1:$http_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
-  program login "nice -n 10 env HTTP_WORKERS=$LOGIN_WORKERS $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
+  program login "nice -n 10 env HTTP_WORKERS=$LOGIN_WORKERS $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --worker-class gthread --threads $LOGIN_THREADS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
@@ -176,6 +179,8 @@ http {
   # worker (every one costs a password hash there): $CREDENTIAL_POSTS a
   # minute, $burst at once.
   map \$request_method \$credential_client { POST \$binary_remote_addr; default ""; }
+  # Only the posts hash a password: the forms themselves are plain pages.
+  map \$request_method \$credential_upstream { POST casino_login; default casino_http; }
   limit_req_zone \$credential_client zone=credentials:10m rate=${CREDENTIAL_POSTS}r/m;
   limit_req_status 429;
   # max_fails=0: a server that fails (restarting under supervisord) is tried
@@ -207,7 +212,7 @@ $ws_upstream  }
     location ~ ^/(accounts/login|accounts/signup|admin/login)/\$ {
       limit_req zone=credentials burst=$burst nodelay;
       error_page 429 = @throttled;
-      proxy_pass http://casino_login;
+      proxy_pass http://\$credential_upstream;
     }
     location @throttled {
       default_type "text/html; charset=utf-8";

@@ -46,6 +46,28 @@ logger = logging.getLogger(__name__)
 PAIR_AREAS = frozenset({"player_pair", "banker_pair"})
 PEEL_TIMEOUT = 600.0  # seconds a peel waits for the player before the reveal goes on
 MAX_MESSAGE_CHARS = 4096  # the longest action the table sends is well under 200
+# What a reveal reads of its round, every round: building and reading a
+# round's other columns (seeds, times, the player's row) cost a good part of
+# the reveal's CPU for nothing. A field left out here is read by a query of
+# its own when used (tests/games/consumers/test_reveal_cost.py counts them).
+REVEAL_FIELDS = (
+    "player_id",
+    "table__slug",
+    "version__decks",
+    "version__pays",
+    "bets",
+    "returns",
+    "total_bet",
+    "total_return",
+    "balance_before",
+    "balance_after",
+    "outcome",
+    "cards",
+    "detail",
+    "winner",
+    "player_pair",
+    "banker_pair",
+)
 
 
 class Pause(Enum):
@@ -367,11 +389,13 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     @in_thread
     def _steps(self, round_id: int, squeeze: str | None = None) -> list[RevealStep]:
         rnd = (
-            Round.objects.select_related("player", "table", "version")
+            Round.objects.select_related("table", "version")
+            .only(*REVEAL_FIELDS)
             .filter(pk=round_id, player=self.user, game=Game.BACCARAT)
             .first()
         )
         if rnd is None:
             return []
+        rnd.player = self.user  # the filter's player: no second read of the user
         with translation.override(self.language):
             return reveal_steps(rnd, table=rnd.table, squeeze=squeeze)

@@ -11,8 +11,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, TypedDict
+from typing import Any, NamedTuple
 
+from django.urls import get_script_prefix
 from django.utils.translation import gettext as _
 
 from games.baccarat.odds import navigator, squeeze_steps
@@ -25,6 +26,7 @@ from games.presenters.common import (
     CardFace,
     card_face,
     chip_views,
+    fragment_memo,
     pay_label,
     render_fragment,
 )
@@ -40,6 +42,11 @@ BANKER_SLOTS = ("b1", "b2", "b3")
 def fragment(name: str, context: Mapping[str, Any]) -> str:
     """One partial of the table template (the page's, BET's and the reveal's)."""
     return render_fragment(TEMPLATE, name, context)
+
+
+# A card in its slot (table.html#card): 6 slots x 52 faces x fresh, plus
+# backs and empty slots, per language.
+cards_html = fragment_memo(TEMPLATE, "card", "card", maxsize=2048)
 
 
 # --------------------------------------------------------------- the board
@@ -107,6 +114,14 @@ class BoardView:
     player_score: int | None
     banker_score: int | None
     result: ResultView | None
+
+    @property
+    def player_html(self) -> str:
+        return cards_html(self.player_cards)
+
+    @property
+    def banker_html(self) -> str:
+        return cards_html(self.banker_cards)
 
 
 def board_view(rnd: Round | None, *, shown: int | None = None) -> BoardView:
@@ -208,11 +223,11 @@ class Rebet:
 BEAD_MARKS = {"player": "P", "banker": "B", "tie": "T"}
 
 
-class RoadCell(TypedDict):
-    """One mark of a road, ready for the template (road_cells.html#cells):
+class RoadCell(NamedTuple):
+    """One mark of a road, ready for the template (road_cells.html#cell):
     its classes, its grid area ("row / col", 1-based), its letter or tie
     count. The values come from fixed vocabularies (no user text), so the
-    partial prints them unescaped, which keeps several hundred cells cheap."""
+    partial prints them unescaped."""
 
     css: str
     area: str
@@ -221,10 +236,16 @@ class RoadCell(TypedDict):
 
 
 def road_cell(css: str, area: str, mark: str = "", ties: int = 0) -> RoadCell:
-    # A dict: the template language looks a key up at its first try, where a
-    # tuple or an object costs it a caught exception per variable, and a
-    # screen renders several hundred cells at every round's end.
-    return {"css": css, "area": area, "mark": mark, "ties": ties}
+    return RoadCell(css, area, mark, ties)
+
+
+# A screen shows several hundred cells at every round's end, nearly all of
+# them shown the round before: each distinct cell is rendered once. There are
+# a few thousand (grid positions x colours, pairs and tie counts).
+road_html = fragment_memo("baccarat/road_cells.html", "cell", "c", maxsize=32768)
+# The same at every round's end but for the language (and the site's script
+# prefix, in its URL): reversing the URL alone cost more than the rest of it.
+history_head = fragment_memo(TEMPLATE, "history_head", "script_prefix", maxsize=16)
 
 
 def _pairs(cell: Any) -> str:
@@ -296,13 +317,15 @@ class RoadsView:
         self.rounds = window.rounds
         self.percentages = window.percentages
         self.history = window.history
-        # Dicts for the template loop, as road cells are (see road_cell).
+        # Dicts of text for the template loop: a key is found at the first
+        # try, and a number is printed through localize() (several times the
+        # cost of a string; the same digits without a thousand separator).
         self.history_lines = [
             {
-                "seq": line.seq,
+                "seq": str(line.seq),
                 "winner": line.winner,
-                "player_total": line.player_total,
-                "banker_total": line.banker_total,
+                "player_total": str(line.player_total),
+                "banker_total": str(line.banker_total),
             }
             for line in window.history
         ]
@@ -315,6 +338,12 @@ class RoadsView:
         self.big_eye_boy = self._derived("big_eye_boy")
         self.small_road = self._derived("small_road")
         self.cockroach_pig = self._derived("cockroach_pig")
+        # Each road's grid content (the cells above, rendered by road_cells.html#cell).
+        self.bead_html = road_html(self.bead_cells)
+        self.big_html = road_html(self.big_cells)
+        self.big_eye_boy_html = road_html(self.big_eye_boy)
+        self.small_road_html = road_html(self.small_road)
+        self.cockroach_pig_html = road_html(self.cockroach_pig)
         self.ask_buttons = [
             AskButton(
                 side,
@@ -327,6 +356,11 @@ class RoadsView:
             )
             for side, marks in window.ask.items()
         ]
+
+    @property
+    def history_head(self) -> str:
+        """The score history panel's head (its close button)."""
+        return history_head([get_script_prefix()])
 
     def _derived(self, name: str) -> list[RoadCell]:
         road = self.window.derived.get(name)
@@ -663,7 +697,7 @@ def cards_context(rnd: Round, cards: Sequence[tuple[str, str]], *, shown: int) -
     ``shown`` counts the cards open after this step, in deal order."""
     sides = [side for side in ("player", "banker") if any(slot[0] == side[0] for slot, _ in cards)]
     return {
-        "cards": [card_face(slot, code, fresh=True) for slot, code in cards],
+        "cards_html": cards_html([card_face(slot, code, fresh=True) for slot, code in cards]),
         "scores": [{"side": side, "score": side_score(rnd, shown, side)} for side in sides],
     }
 
@@ -672,7 +706,7 @@ def peel_context(peel: PeelView) -> dict[str, Any]:
     """A squeeze step: the card lies face down in its slot and on the squeeze
     stage beside the navigator, waiting for the player to start peeling."""
     return {
-        "cards": [CardFace(peel.slot, "back", peeling=True)],
+        "cards_html": cards_html([CardFace(peel.slot, "back", peeling=True)]),
         "scores": [],
         "peel": peel,
     }

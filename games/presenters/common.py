@@ -1,15 +1,26 @@
 """What both tables show the same way: cards, chips on the felt, paytables,
-and the rendering of one partial of a screen's template."""
+and the rendering of one partial of a screen's template.
+
+A partial whose output depends only on a small view model (a card, a road
+cell) is rendered once per process for each distinct model and language by
+``fragment_memo`` and its output reused: a reveal shows the same few hundred
+road cells and card faces round after round, and rendering them again cost
+most of its CPU."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.utils.autoreload import file_changed
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 
 from games.cards import Card
 from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
@@ -23,6 +34,47 @@ def render_fragment(
 ) -> str:
     """One partial of a screen's template (the page, an htmx answer or a socket push)."""
     return render_to_string(f"{template}#{name}", dict(context), request=request)
+
+
+# The memos of fragment_memo, emptied when a template changes under runserver.
+_memos: list[Any] = []
+
+
+def fragment_memo(
+    template: str, name: str, var: str, *, maxsize: int
+) -> Callable[[Iterable[Hashable]], SafeString]:
+    """A partial rendered with ``{var: model}`` once per distinct model and
+    language (at most ``maxsize`` kept), then served from memory.
+
+    Only for partials whose output depends on nothing but the model and the
+    language (no request, no other context, no time): the model is the key.
+    The function returned takes models and gives their fragments one after
+    another, as a template loop over them would.
+    """
+
+    @functools.lru_cache(maxsize=maxsize)
+    def render(model: Hashable, language: str | None) -> SafeString:
+        return SafeString(render_fragment(template, name, {var: model}))
+
+    _memos.append(render)
+
+    def html(models: Iterable[Hashable]) -> SafeString:
+        language = get_language()
+        # Each part is a template's output, so the whole is too.
+        return SafeString("".join([render(model, language) for model in models]))
+
+    return html
+
+
+def _forget_fragments(sender: Any, file_path: Path, **kwargs: Any) -> None:
+    # runserver reloads a changed template without restarting: the memos go
+    # with it (returning None leaves Django's own reload decision alone).
+    if Path(file_path).suffix == ".html":
+        for memo in _memos:
+            memo.cache_clear()
+
+
+file_changed.connect(_forget_fragments, dispatch_uid="games.presenters.common.fragments")
 
 
 @dataclass(frozen=True)

@@ -193,8 +193,8 @@ def _peel_steps(rnd: Round, peel: presenter.PeelView, code: str, *, shown: int) 
 
 def _open_cards(rnd: Round, cards: list[tuple[str, str]], *, shown: int, name: str) -> RevealStep:
     """Open ``cards`` and update the score of each side that got one."""
-    context = presenter.cards_context(rnd, cards, shown=shown)
-    return RevealStep(name, presenter.fragment("step_cards", context), Pause.CARD)
+    step = presenter.cards_step(rnd, cards, shown=shown)
+    return RevealStep(name, presenter.cards_step_html([step]), Pause.CARD)
 
 
 def scope_language(scope: dict[str, Any]) -> str:

@@ -235,14 +235,45 @@ class RoadCell(NamedTuple):
     ties: int
 
 
-def road_cell(css: str, area: str, mark: str = "", ties: int = 0) -> RoadCell:
-    return RoadCell(css, area, mark, ties)
+ASK_MARKS = {"player": "P", "banker": "B"}
+
+
+class RoadMark(NamedTuple):
+    """What a road cell shows, as the key of its rendered HTML: the road
+    ("bead_plate", "big_road" or "derived"), the side of an ask mark ("" for
+    a mark of the road) and the roads module's cell (cut to the window)."""
+
+    road: str
+    ask: str
+    cell: Any
+
+
+def road_cell(mark: RoadMark) -> RoadCell:
+    """A road's mark, or the hidden mark one more PLAYER or BANKER win would
+    add (shown, blinking, while "Ask P" / "Ask B" is pressed: static/js/roads.js).
+
+    Ask marks' classes start with ``ask-mark``, never ``bead`` or ``ring``, so
+    they are not counted as marks of the road."""
+    road, side, c = mark
+    area = f"{c.row + 1} / {c.col + 1}"
+    if side:
+        prefix = f"ask-mark ask-mark-{side}"
+        if road == "bead_plate":
+            return RoadCell(f"{prefix} ask-bead w-{side}", area, ASK_MARKS[side], 0)
+        if road == "big_road":
+            return RoadCell(f"{prefix} ask-ring w-{side}", area, "", 0)
+        return RoadCell(f"{prefix} d-{c.colour}", area, "", 0)
+    if road == "bead_plate":
+        return RoadCell(f"bead w-{c.winner}{_pairs(c)}", area, BEAD_MARKS[c.winner], 0)
+    if road == "big_road":
+        return RoadCell(f"ring w-{c.winner or 'none'}{_pairs(c)}", area, "", c.ties)
+    return RoadCell(f"d-{c.colour}", area, "", 0)
 
 
 # A screen shows several hundred cells at every round's end, nearly all of
 # them shown the round before: each distinct cell is rendered once. There are
 # a few thousand (grid positions x colours, pairs and tie counts).
-road_html = fragment_memo("baccarat/road_cells.html", "cell", "c", maxsize=32768)
+road_html = fragment_memo("baccarat/road_cells.html", "cell", "c", maxsize=32768, view=road_cell)
 # The same at every round's end but for the language (and the site's script
 # prefix, in its URL): reversing the URL alone cost more than the rest of it.
 history_head = fragment_memo(TEMPLATE, "history_head", "script_prefix", maxsize=16)
@@ -252,48 +283,15 @@ def _pairs(cell: Any) -> str:
     return (" pp" if cell.player_pair else "") + (" bp" if cell.banker_pair else "")
 
 
-def _area(cell: Any) -> str:
-    return f"{cell.row + 1} / {cell.col + 1}"
-
-
-def bead_cells(cells: Sequence[Any]) -> list[RoadCell]:
-    return [
-        road_cell(f"bead w-{c.winner}{_pairs(c)}", _area(c), BEAD_MARKS[c.winner]) for c in cells
-    ]
-
-
-def big_road_cells(cells: Sequence[Any]) -> list[RoadCell]:
-    return [
-        road_cell(f"ring w-{c.winner or 'none'}{_pairs(c)}", _area(c), ties=c.ties) for c in cells
-    ]
-
-
-def derived_cells(cells: Sequence[Any]) -> list[RoadCell]:
-    return [road_cell(f"d-{c.colour}", _area(c)) for c in cells]
-
-
-ASK_MARKS = {"player": "P", "banker": "B"}
-
-
-def ask_cells(window: RoadWindow, road: str) -> list[RoadCell]:
-    """The hidden marks one more PLAYER or BANKER win would add to ``road``
-    (shown, blinking, while "Ask P" / "Ask B" is pressed: static/js/roads.js).
-
-    Their classes start with ``ask-mark``, never ``bead`` or ``ring``, so
-    they are not counted as marks of the road."""
-    out = []
-    for side, marks in window.ask.items():
-        cell = marks.get(road)
-        if cell is None:
-            continue
-        if road == "bead_plate":
-            css = f"ask-mark ask-mark-{side} ask-bead w-{side}"
-            out.append(road_cell(css, _area(cell), ASK_MARKS[side]))
-        elif road == "big_road":
-            out.append(road_cell(f"ask-mark ask-mark-{side} ask-ring w-{side}", _area(cell)))
-        else:
-            out.append(road_cell(f"ask-mark ask-mark-{side} d-{cell.colour}", _area(cell)))
-    return out
+def road_marks(window: RoadWindow, name: str, cells: Sequence[Any]) -> list[RoadMark]:
+    """A road's marks in order, then its hidden ask marks (PLAYER, BANKER)."""
+    road = name if name in ("bead_plate", "big_road") else "derived"
+    marks = [RoadMark(road, "", cell) for cell in cells]
+    for side, asked in window.ask.items():
+        cell = asked.get(name)
+        if cell is not None:
+            marks.append(RoadMark(road, side, cell))
+    return marks
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,17 +331,12 @@ class RoadsView:
         self.bead_plate = window.bead_plate
         self.big_road = window.big_road
         self.derived = window.derived
-        self.bead_cells = bead_cells(window.bead_plate.cells) + ask_cells(window, "bead_plate")
-        self.big_cells = big_road_cells(window.big_road.cells) + ask_cells(window, "big_road")
-        self.big_eye_boy = self._derived("big_eye_boy")
-        self.small_road = self._derived("small_road")
-        self.cockroach_pig = self._derived("cockroach_pig")
-        # Each road's grid content (the cells above, rendered by road_cells.html#cell).
-        self.bead_html = road_html(self.bead_cells)
-        self.big_html = road_html(self.big_cells)
-        self.big_eye_boy_html = road_html(self.big_eye_boy)
-        self.small_road_html = road_html(self.small_road)
-        self.cockroach_pig_html = road_html(self.cockroach_pig)
+        # Each road's grid content: its marks, then its ask marks.
+        self.bead_html = road_html(road_marks(window, "bead_plate", window.bead_plate.cells))
+        self.big_html = road_html(road_marks(window, "big_road", window.big_road.cells))
+        self.big_eye_boy_html = self._derived("big_eye_boy")
+        self.small_road_html = self._derived("small_road")
+        self.cockroach_pig_html = self._derived("cockroach_pig")
         self.ask_buttons = [
             AskButton(
                 side,
@@ -362,11 +355,11 @@ class RoadsView:
         """The score history panel's head (its close button)."""
         return history_head([get_script_prefix()])
 
-    def _derived(self, name: str) -> list[RoadCell]:
+    def _derived(self, name: str) -> str:
         road = self.window.derived.get(name)
         if road is None:
-            return []
-        return derived_cells(road.cells) + ask_cells(self.window, name)
+            return ""
+        return road_html(road_marks(self.window, name, road.cells))
 
 
 # ------------------------------------------------------------- the squeeze
@@ -692,14 +685,32 @@ def deal_context(rnd: Round) -> dict[str, Any]:
     }
 
 
-def cards_context(rnd: Round, cards: Sequence[tuple[str, str]], *, shown: int) -> dict[str, Any]:
-    """Open ``cards`` (slot, code) and give the new score of each side that got one;
-    ``shown`` counts the cards open after this step, in deal order."""
+class Score(NamedTuple):
+    side: str
+    score: int | None
+
+
+class CardsStep(NamedTuple):
+    """A reveal step that opens cards: their faces and the new score of each
+    side that got one (table.html#step_cards)."""
+
+    cards: tuple[CardFace, ...]
+    scores: tuple[Score, ...]
+
+
+def cards_step(rnd: Round, cards: Sequence[tuple[str, str]], *, shown: int) -> CardsStep:
+    """Open ``cards`` (slot, code); ``shown`` counts the cards open after this
+    step, in deal order."""
     sides = [side for side in ("player", "banker") if any(slot[0] == side[0] for slot, _ in cards)]
-    return {
-        "cards_html": cards_html([card_face(slot, code, fresh=True) for slot, code in cards]),
-        "scores": [{"side": side, "score": side_score(rnd, shown, side)} for side in sides],
-    }
+    return CardsStep(
+        cards=tuple(card_face(slot, code, fresh=True) for slot, code in cards),
+        scores=tuple(Score(side, side_score(rnd, shown, side)) for side in sides),
+    )
+
+
+# A card step is one of a few thousand (slot, card, score) combinations, the
+# same for every player: each is rendered once.
+cards_step_html = fragment_memo(TEMPLATE, "step_cards", "step", maxsize=8192)
 
 
 def peel_context(peel: PeelView) -> dict[str, Any]:

@@ -41,20 +41,28 @@ _memos: list[Any] = []
 
 
 def fragment_memo(
-    template: str, name: str, var: str, *, maxsize: int
+    template: str,
+    name: str,
+    var: str,
+    *,
+    maxsize: int,
+    view: Callable[[Any], Any] | None = None,
 ) -> Callable[[Iterable[Hashable]], SafeString]:
     """A partial rendered with ``{var: model}`` once per distinct model and
     language (at most ``maxsize`` kept), then served from memory.
 
     Only for partials whose output depends on nothing but the model and the
     language (no request, no other context, no time): the model is the key.
-    The function returned takes models and gives their fragments one after
-    another, as a template loop over them would.
+    With ``view``, the key is turned into the partial's model by
+    ``view(key)``, only when it is rendered. The function returned takes
+    models (or keys) and gives their fragments one after another, as a
+    template loop over them would.
     """
 
     @functools.lru_cache(maxsize=maxsize)
     def render(model: Hashable, language: str | None) -> SafeString:
-        return SafeString(render_fragment(template, name, {var: model}))
+        shown = model if view is None else view(model)
+        return SafeString(render_fragment(template, name, {var: shown}))
 
     _memos.append(render)
 

@@ -33,7 +33,7 @@ def test_a_baccarat_round_costs_one_page_and_one_bet(tab):
     bet = reverse("baccarat_bet", args=["baccarat-classic"])
     tab.get(page)  # the first visit may write the session
     assert queries(lambda: tab.get(page)) <= 6
-    assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 13
+    assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 11
 
 
 def test_a_war_round_costs_one_page_and_one_deal(tab):
@@ -44,4 +44,4 @@ def test_a_war_round_costs_one_page_and_one_deal(tab):
     deal = reverse("war_deal", args=["casino-war"])
     tab.get(page)
     assert queries(lambda: tab.get(page)) <= 5
-    assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 14
+    assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 12

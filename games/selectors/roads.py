@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
-from django.db.models.fields.json import KT
+from django.db import connection
 
 from games.baccarat import roads as road_core
 from games.models import Round, Table
@@ -106,30 +106,31 @@ def recent_rounds(*, user: User, table: Table, limit: int) -> list[RoadRound]:
     """At most ``limit`` latest rounds (oldest first), starting on a bead column.
 
     ``limit`` must be a multiple of 6.
+
+    Plain SQL (as ``services.rounds.lock_wallet``): this runs at every round's
+    end, and building and compiling the ORM's query each time cost about
+    twice the statement itself. ``->>`` reads a total as text on PostgreSQL
+    and as a number on SQLite (3.38+); both read as ints below.
     """
     if limit % ROWS:
         raise ValueError("the window must be whole bead-plate columns")
-    rows = list(
-        Round.objects.filter(player=user, table=table)
-        .order_by("-seq")
-        .values_list(
-            "seq",
-            "winner",
-            "player_pair",
-            "banker_pair",
-            # KT: the value as text (->> on PostgreSQL), which compiles to
-            # simpler SQL and reads without decoding JSON, every round.
-            KT("detail__player_total"),
-            KT("detail__banker_total"),
-        )[:limit]
-    )
+    rounds = connection.ops.quote_name(Round._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT seq, winner, player_pair, banker_pair,"  # noqa: S608 - names are ours
+            " detail ->> 'player_total', detail ->> 'banker_total'"
+            f" FROM {rounds} WHERE player_id = %s AND table_id = %s"
+            " ORDER BY seq DESC LIMIT %s",
+            [user.pk, table.pk, limit],
+        )
+        rows = cursor.fetchall()
     if not rows:
         return []
     last = rows[0][0]
     # The first seq of the column holding the latest round, then whole columns back.
     start = last - (last - 1) % ROWS - (limit - ROWS)
     return [
-        RoadRound(seq, winner, pp, bp, int(pt or 0), int(bt or 0))
+        RoadRound(seq, winner, bool(pp), bool(bp), int(pt or 0), int(bt or 0))
         for seq, winner, pp, bp, pt, bt in reversed(rows)
         if seq >= start and winner
     ]

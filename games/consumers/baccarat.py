@@ -49,7 +49,7 @@ MAX_MESSAGE_CHARS = 4096  # the longest action the table sends is well under 200
 # What a reveal reads of its round, every round: building and reading a
 # round's other columns (seeds, times, the player's row) cost a good part of
 # the reveal's CPU for nothing. A field left out here is read by a query of
-# its own when used (tests/games/consumers/test_reveal_cost.py counts them).
+# its own when used (tests/games/test_reveal_cost.py counts them).
 REVEAL_FIELDS = (
     "player_id",
     "table__slug",
@@ -153,6 +153,20 @@ async def mark_shown(round_id: int) -> None:
             cache.set(shown_key(round_id), 1, ttl)  # this process's memory: no I/O
     except Exception:  # the cache is down: a reconnecting tab shows the result again
         logger.warning("could not mark round %s as shown", round_id, exc_info=True)
+
+
+def revealed_round(user: User, round_id: int) -> Round | None:
+    """The player's Baccarat round ``round_id`` with what its reveal shows
+    (``REVEAL_FIELDS``), or None if it is not theirs."""
+    rnd = (
+        Round.objects.select_related("table", "version")
+        .only(*REVEAL_FIELDS)
+        .filter(pk=round_id, player=user, game=Game.BACCARAT)
+        .first()
+    )
+    if rnd is not None:
+        rnd.player = user  # the filter's player: no second read of the user
+    return rnd
 
 
 def unshown_round(user: User, slug: str) -> Round | None:
@@ -388,14 +402,8 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
 
     @in_thread
     def _steps(self, round_id: int, squeeze: str | None = None) -> list[RevealStep]:
-        rnd = (
-            Round.objects.select_related("table", "version")
-            .only(*REVEAL_FIELDS)
-            .filter(pk=round_id, player=self.user, game=Game.BACCARAT)
-            .first()
-        )
+        rnd = revealed_round(self.user, round_id)
         if rnd is None:
             return []
-        rnd.player = self.user  # the filter's player: no second read of the user
         with translation.override(self.language):
             return reveal_steps(rnd, table=rnd.table, squeeze=squeeze)

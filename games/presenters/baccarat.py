@@ -128,14 +128,19 @@ def board_view(rnd: Round | None, *, shown: int | None = None) -> BoardView:
     """The board with the first ``shown`` cards of ``rnd`` open (all when None).
 
     Cards not open yet lie face down if they are among the first four, and
-    are not on the table yet if they are third cards.
+    are not on the table yet if they are third cards. Without a round: an
+    empty table, or with ``shown=0`` the first four cards face down (as any
+    round's board at ``shown=0``).
     """
     if rnd is None:
-        empty = (
-            [CardFace(slot, "empty") for slot in PLAYER_SLOTS],
-            [CardFace(slot, "empty") for slot in BANKER_SLOTS],
+        first_four = "back" if shown == 0 else "empty"
+        return BoardView(
+            [CardFace(slot, first_four if slot != "p3" else "empty") for slot in PLAYER_SLOTS],
+            [CardFace(slot, first_four if slot != "b3" else "empty") for slot in BANKER_SLOTS],
+            None,
+            None,
+            None,
         )
-        return BoardView(empty[0], empty[1], None, None, None)
     order = deal_order(rnd)
     if shown is None:
         shown = len(order)
@@ -671,13 +676,30 @@ def area_outcomes(rnd: Round) -> list[AreaOutcome]:
     return out
 
 
+class DealTable(NamedTuple):
+    """The felt as every reveal starts: each bet area's result taken off, the
+    first four cards face down, no third card, no score (table.html#deal_table)."""
+
+    area_names: tuple[str, ...]
+    board: BoardView
+
+
+def deal_table(area_names: tuple[str, ...]) -> DealTable:
+    # board_view(rnd, shown=0), which is the same for every round.
+    return DealTable(area_names, board_view(None, shown=0))
+
+
+# The same for every round at a table but for the language: rendered once.
+deal_table_html = fragment_memo(TEMPLATE, "deal_table", "deal", maxsize=64, view=deal_table)
+
+
 def deal_context(rnd: Round) -> dict[str, Any]:
     """The reveal's first step: cards face down, stakes taken, nothing paid yet
     (and last round's results taken off the bet areas)."""
     after_stakes = rnd.balance_before - rnd.total_bet
+    area_names = tuple(area for area in AREAS if area in rnd.version.pays)
     return {
-        "area_names": [area for area in AREAS if area in rnd.version.pays],
-        "board": board_view(rnd, shown=0),
+        "deal_table": deal_table_html([area_names]),
         "balance": after_stakes,
         "payout": 0,
         "phase": "revealing",

@@ -74,12 +74,17 @@ def fragment_memo(
     return html
 
 
+def forget_fragments() -> None:
+    """Empty every fragment_memo (the next render of each goes to its template)."""
+    for memo in _memos:
+        memo.cache_clear()
+
+
 def _forget_fragments(sender: Any, file_path: Path, **kwargs: Any) -> None:
     # runserver reloads a changed template without restarting: the memos go
     # with it (returning None leaves Django's own reload decision alone).
     if Path(file_path).suffix == ".html":
-        for memo in _memos:
-            memo.cache_clear()
+        forget_fragments()
 
 
 file_changed.connect(_forget_fragments, dispatch_uid="games.presenters.common.fragments")

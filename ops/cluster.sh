@@ -22,6 +22,8 @@ LOGIN_WORKERS=${LOGIN_WORKERS:-1}
 # Each login worker hashes LOGIN_THREADS passwords at once (Argon2's C code
 # releases the GIL): a wave of sign-ups does not queue behind one hash.
 LOGIN_THREADS=${LOGIN_THREADS:-4}
+# Their CPU priority below the players' requests (nice 0-19; 0: the same).
+LOGIN_NICE=${LOGIN_NICE:-10}
 PORT=${PORT:-8000}
 # Below the kernel's range for outgoing connections (32768-60999), which
 # a client socket may hold under load.
@@ -118,7 +120,7 @@ stdout_logfile_backups=1
 "
   }
   program gunicorn "$PY -m gunicorn -c python:casino.gunicorn_conf --workers $HTTP_WORKERS --bind 127.0.0.1:$http_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
-  program login "nice -n 10 env HTTP_WORKERS=$LOGIN_WORKERS $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --worker-class gthread --threads $LOGIN_THREADS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
+  program login "nice -n $LOGIN_NICE env HTTP_WORKERS=$LOGIN_WORKERS $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --worker-class gthread --threads $LOGIN_THREADS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")

@@ -60,19 +60,49 @@ def post(
     rows = []
     for p in postings:
         running += p.amount
-        rows.append(
-            LedgerEntry(
-                wallet_id=wallet_id,
-                kind=p.kind,
-                amount=p.amount,
-                balance_after=running,
-                round=round,
-                reason=p.reason[:255],
-                actor=actor,
-            )
-        )
-    LedgerEntry.objects.bulk_create(rows)
+        rows.append((p.kind, p.amount, running, p.reason[:255]))
+    _append_entries(
+        wallet_id,
+        rows,
+        round_id=None if round is None else round.pk,
+        actor_id=None if actor is None else actor.pk,
+    )
     return balance_after
+
+
+_ENTRY_COLUMNS = (
+    "wallet_id",
+    "kind",
+    "amount",
+    "balance_after",
+    "round_id",
+    "reason",
+    "actor_id",
+    "created_at",
+)
+
+
+def _append_entries(
+    wallet_id: int,
+    rows: Sequence[tuple[str, int, int, str]],
+    *,
+    round_id: int | None,
+    actor_id: int | None,
+) -> None:
+    """The ledger rows (kind, amount, balance after, reason) in one INSERT.
+
+    Plain SQL, as ``_move``: every round posts here, and ``bulk_create``
+    spent three times the statement's own CPU preparing it.
+    """
+    table = connection.ops.quote_name(LedgerEntry._meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(c) for c in _ENTRY_COLUMNS)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    values = ", ".join(["(" + ", ".join(["%s"] * len(_ENTRY_COLUMNS)) + ")"] * len(rows))
+    params: list[object] = []
+    for kind, amount, after, reason in rows:
+        params += [wallet_id, kind, amount, after, round_id, reason, actor_id, now]
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {table} ({columns}) VALUES {values}", params)  # noqa: S608 - names are ours
 
 
 def _move(wallet_id: int, *, delta: int, debits: int) -> int | None:

@@ -13,6 +13,7 @@ import datetime as dt
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -98,7 +99,7 @@ def _append_entries(
     columns = ", ".join(connection.ops.quote_name(c) for c in _ENTRY_COLUMNS)
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     values = ", ".join(["(" + ", ".join(["%s"] * len(_ENTRY_COLUMNS)) + ")"] * len(rows))
-    params: list[object] = []
+    params: list[Any] = []
     for kind, amount, after, reason in rows:
         params += [wallet_id, kind, amount, after, round_id, reason, actor_id, now]
     with connection.cursor() as cursor:

@@ -24,81 +24,17 @@ import sys
 import tempfile
 import time
 import tracemalloc
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# The pure core needs no Django; the models and the site wait for main() to
-# point Django at the throwaway database.
-from games.baccarat.rules import play_coup
-from games.cards import server_seed_hash
-from games.verify import derive_shoe
+# The rounds are made as bench/history.py makes them; the models and the
+# site wait for main() to point Django at the throwaway database.
+from bench.history import make_rounds
 
 ROUNDS = 100_000
 PLAYERS = 200
 DAYS = 10
-BATCH = 5_000
-
-
-def make_rounds(players: list) -> None:
-    """``ROUNDS`` settled rounds, both games (spread over the days by main())."""
-    from games.models import Round, Table  # noqa: PLC0415  app loading: main() sets Django up first
-
-    baccarat = Table.objects.get(slug="baccarat-classic")
-    war = Table.objects.get(slug="casino-war")
-    seed = "cd" * 32
-    seed_hash = server_seed_hash(bytes.fromhex(seed))
-    coups = [play_coup(derive_shoe(seed, "bench", n, 8)) for n in range(32)]
-    seq: dict[tuple[int, int], int] = {}
-    batch: list[Round] = []
-    for i in range(ROUNDS):
-        player = players[i % len(players)]
-        table = war if i % 4 == 3 else baccarat
-        key = (player.pk, table.pk)
-        seq[key] = seq.get(key, 0) + 1
-        coup = coups[i % len(coups)]
-        if table is war:
-            cards = [str(c) for c in coup.cards_in_deal_order[:2]]
-            detail = {"decision": None, "result": "win" if i % 2 else "lose"}
-            bets, returns = {"ante": 1_000}, {"ante": 2_000 if i % 2 else 0}
-            winner = detail["result"]
-        else:
-            cards = [str(c) for c in coup.cards_in_deal_order]
-            detail = {"player_total": coup.player_total, "banker_total": coup.banker_total}
-            bets = {"banker": 1_000}
-            returns = {"banker": 1_950 if coup.winner == "banker" else 0}
-            winner = coup.winner
-        total_return = sum(returns.values())
-        batch.append(
-            Round(
-                player=player,
-                table=table,
-                version_id=table.current_version_id,
-                game=table.game,
-                seq=seq[key],
-                slip_key=uuid.uuid4().hex,
-                server_seed=seed,
-                server_seed_hash=seed_hash,
-                client_seed="bench",
-                nonce=i,
-                bets=bets,
-                returns=returns,
-                total_bet=1_000,
-                total_return=total_return,
-                balance_before=10_000_000,
-                balance_after=10_000_000 - 1_000 + total_return,
-                outcome="win" if total_return > 1_000 else "lose",
-                cards=cards,
-                detail=detail,
-                winner=winner,
-            )
-        )
-        if len(batch) == BATCH:
-            Round.objects.bulk_create(batch)
-            batch = []
-    if batch:
-        Round.objects.bulk_create(batch)
 
 
 def download(client, params: dict[str, str]) -> tuple[int, int]:
@@ -141,7 +77,7 @@ def main() -> None:
             players = User.objects.bulk_create(
                 [User(username=f"player{i:03d}") for i in range(PLAYERS)]
             )
-            make_rounds(players)
+            make_rounds(players, ROUNDS)
         with connection.cursor() as cursor:
             # auto_now_add stamped them all now: spread them evenly over the
             # ten days before it, the newest last, as real play would.

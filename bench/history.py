@@ -48,19 +48,22 @@ def interleaved_medians(fns, repeat: int = REPEAT) -> list[float]:
     return [statistics.median(t) for t in times]
 
 
-def make_rounds(player, count: int) -> None:
-    """``count`` settled rounds dealt from real shoes (a few coups reused)."""
+def make_rounds(players: list, count: int) -> None:
+    """``count`` settled rounds dealt from real shoes (a few coups reused),
+    the players taking turns (bench/floor_export.py spreads them over many)."""
     from games.models import Round, Table  # noqa: PLC0415  app loading: main() sets Django up first
 
     baccarat = Table.objects.get(slug="baccarat-classic")
     war = Table.objects.get(slug="casino-war")
     seed = "ab" * 32
     coups = [play_coup(derive_shoe(seed, "bench", n, 8)) for n in range(32)]
-    seq = {baccarat.pk: 0, war.pk: 0}
+    seq: dict[tuple[int, int], int] = {}
     batch: list[Round] = []
     for i in range(count):
+        player = players[i % len(players)]
         table = war if i % 4 == 3 else baccarat
-        seq[table.pk] += 1
+        key = (player.pk, table.pk)
+        seq[key] = seq.get(key, 0) + 1
         coup = coups[i % len(coups)]
         if table is war:
             cards = [str(c) for c in coup.cards_in_deal_order[:2]]
@@ -80,7 +83,7 @@ def make_rounds(player, count: int) -> None:
                 table=table,
                 version_id=table.current_version_id,
                 game=table.game,
-                seq=seq[table.pk],
+                seq=seq[key],
                 slip_key=uuid.uuid4().hex,
                 server_seed=seed,
                 server_seed_hash=server_seed_hash(bytes.fromhex(seed)),
@@ -134,7 +137,7 @@ def main() -> None:
             user = User.objects.create(username=name)
             open_account(user=user)
             with transaction.atomic():
-                make_rounds(user, count)
+                make_rounds([user], count)
             players[name] = user
         with connection.cursor() as cursor:
             # Spread the rounds over a year, newest last, as real play would.

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import sys
-import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -30,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 # The rounds are made as bench/history.py makes them; the models and the
 # site wait for main() to point Django at the throwaway database.
-from bench.history import make_rounds
+from bench.history import make_rounds, spread_rounds, throwaway_site
 
 ROUNDS = 100_000
 PLAYERS = 200
@@ -50,26 +48,13 @@ def download(client, params: dict[str, str]) -> tuple[int, int]:
 
 
 def main() -> None:
-    tmp = tempfile.mkdtemp(prefix="casino-bench-floor-")
-    db_path = Path(tmp) / "bench.sqlite3"
-    os.environ["CASINO_SQLITE_PATH"] = str(db_path)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
-    os.environ.setdefault("DJANGO_DEBUG", "1")
+    with throwaway_site("casino-bench-floor-"):
+        # App loading: these need the apps set up on the throwaway database.
+        from django.contrib.auth import get_user_model  # noqa: PLC0415
+        from django.db import transaction  # noqa: PLC0415
+        from django.test import Client  # noqa: PLC0415
+        from django.utils import timezone  # noqa: PLC0415
 
-    import django  # noqa: PLC0415  app loading: the settings' environment is set just above
-
-    django.setup()
-    # App loading: these need the apps set up on the throwaway database.
-    from django.contrib.auth import get_user_model  # noqa: PLC0415
-    from django.core.management import call_command  # noqa: PLC0415
-    from django.db import connection, connections, transaction  # noqa: PLC0415
-    from django.test import Client  # noqa: PLC0415
-    from django.test.utils import setup_test_environment  # noqa: PLC0415
-    from django.utils import timezone  # noqa: PLC0415
-
-    setup_test_environment()  # lets the test client's "testserver" host in
-    try:
-        call_command("migrate", verbosity=0, interactive=False)
         User = get_user_model()
         t0 = time.perf_counter()
         now = timezone.now()
@@ -78,15 +63,7 @@ def main() -> None:
                 [User(username=f"player{i:03d}") for i in range(PLAYERS)]
             )
             make_rounds(players, ROUNDS)
-        with connection.cursor() as cursor:
-            # auto_now_add stamped them all now: spread them evenly over the
-            # ten days before it, the newest last, as real play would.
-            cursor.execute(
-                "UPDATE games_round SET created_at = datetime('now', '-' || "
-                "(((SELECT MAX(id) FROM games_round) - id) * %s) || ' seconds')",
-                [DAYS * 86_400 // ROUNDS],
-            )
-            cursor.execute("ANALYZE")
+        spread_rounds(DAYS * 86_400 // ROUNDS)  # evenly over the ten days
         print(f"built {ROUNDS} rounds in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
 
         operator = User.objects.create_superuser("operator", "op@example.com", None)
@@ -125,11 +102,6 @@ def main() -> None:
                 }
             )
         )
-    finally:
-        connections.close_all()
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(db_path) + suffix).unlink(missing_ok=True)
-        os.rmdir(tmp)
 
 
 if __name__ == "__main__":

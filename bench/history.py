@@ -12,6 +12,7 @@ totals request is timed too (``summary_ms_*``), for information.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -108,8 +110,12 @@ def make_rounds(players: list, count: int) -> None:
         Round.objects.bulk_create(batch)
 
 
-def main() -> None:
-    tmp = tempfile.mkdtemp(prefix="casino-bench-history-")
+@contextlib.contextmanager
+def throwaway_site(prefix: str) -> Iterator[None]:
+    """Django set up on a migrated throwaway SQLite file database, deleted
+    afterwards, with the test client's "testserver" host let in
+    (bench/floor_export.py uses it too)."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
     db_path = Path(tmp) / "bench.sqlite3"
     os.environ["CASINO_SQLITE_PATH"] = str(db_path)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
@@ -119,17 +125,44 @@ def main() -> None:
 
     django.setup()
     # App loading: these need the apps set up on the throwaway database.
-    from django.contrib.auth import get_user_model  # noqa: PLC0415
     from django.core.management import call_command  # noqa: PLC0415
-    from django.db import connection, transaction  # noqa: PLC0415
-    from django.test import Client  # noqa: PLC0415
+    from django.db import connections  # noqa: PLC0415
     from django.test.utils import setup_test_environment  # noqa: PLC0415
 
-    from games.services.wallet import open_account  # noqa: PLC0415
-
-    setup_test_environment()  # lets the test client's "testserver" host in
+    setup_test_environment()
     try:
         call_command("migrate", verbosity=0, interactive=False)
+        yield
+    finally:
+        connections.close_all()
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(db_path) + suffix).unlink(missing_ok=True)
+        os.rmdir(tmp)
+
+
+def spread_rounds(seconds_apart: int) -> None:
+    """Stamp the stored rounds ``seconds_apart`` apart, the newest now, as
+    real play would (auto_now_add stamped them all now), and ANALYZE."""
+    from django.db import connection  # noqa: PLC0415  app loading: throwaway_site sets Django up
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE games_round SET created_at = datetime('now', '-' || "
+            "(((SELECT MAX(id) FROM games_round) - id) * %s) || ' seconds')",
+            [seconds_apart],
+        )
+        cursor.execute("ANALYZE")
+
+
+def main() -> None:
+    with throwaway_site("casino-bench-history-"):
+        # App loading: these need the apps set up on the throwaway database.
+        from django.contrib.auth import get_user_model  # noqa: PLC0415
+        from django.db import transaction  # noqa: PLC0415
+        from django.test import Client  # noqa: PLC0415
+
+        from games.services.wallet import open_account  # noqa: PLC0415
+
         User = get_user_model()
         players = {}
         t0 = time.perf_counter()
@@ -139,13 +172,7 @@ def main() -> None:
             with transaction.atomic():
                 make_rounds([user], count)
             players[name] = user
-        with connection.cursor() as cursor:
-            # Spread the rounds over a year, newest last, as real play would.
-            cursor.execute(
-                "UPDATE games_round SET created_at = datetime('now', '-' || "
-                "(((SELECT MAX(id) FROM games_round) - id) * 300) || ' seconds')"
-            )
-            cursor.execute("ANALYZE")
+        spread_rounds(300)  # five minutes apart: over a year
         build_s = time.perf_counter() - t0
         print(f"built {SMALL} + {BIG} rounds in {build_s:.1f}s", file=sys.stderr)
 
@@ -177,13 +204,6 @@ def main() -> None:
                 }
             )
         )
-    finally:
-        from django.db import connections  # noqa: PLC0415  app loading, as above
-
-        connections.close_all()
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(db_path) + suffix).unlink(missing_ok=True)
-        os.rmdir(tmp)
 
 
 if __name__ == "__main__":

@@ -12,25 +12,18 @@ the site's Content Security Policy (tests/security checks the policy).
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import time
-import uuid
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
-from django.db.models import Max
 from django.utils import timezone
 
-from games.baccarat.rules import play_coup, settle
-from games.cards import server_seed_hash
-from games.models import Round, Table
-from games.services.baccarat import coup_record
+from games.models import Round
 from games.services.wallet import open_account
-from games.verify import derive_shoe
+from tests.stored_results import settled_coup
 
 pytestmark = pytest.mark.browser
 
@@ -84,38 +77,15 @@ def log_in(context, live_url: str, user) -> None:
 
 
 def settled_round(player) -> Round:
-    """A Baccarat coup dealt from a real shoe and stored as settled."""
-    table = Table.objects.get(slug="baccarat-classic")
-    seq = (Round.objects.filter(player=player, table=table).aggregate(m=Max("seq"))["m"] or 0) + 1
-    server_seed = hashlib.sha256(f"contrast-{player.pk}-{seq}".encode()).hexdigest()
-    shoe = derive_shoe(server_seed, "contrast", seq, table.decks)
-    coup = play_coup(shoe)
-    bets = {"banker": 1_000, "player_pair": 100}
-    returns = settle(coup, bets, {k: Decimal(v) for k, v in table.current_version.pays.items()})
-    total_return = sum(returns.values())
-    return Round.objects.create(
-        player=player,
-        table=table,
-        version=table.current_version,
-        game="baccarat",
-        seq=seq,
-        slip_key=uuid.uuid4().hex,
-        server_seed=server_seed,
-        server_seed_hash=server_seed_hash(bytes.fromhex(server_seed)),
+    """A settled coup, older than the reveal's resume window: the table's
+    socket does not swap the page under the contrast check."""
+    rnd, _ = settled_coup(
+        player,
+        bets={"banker": 1_000, "player_pair": 100},
         client_seed="contrast",
-        nonce=seq,
-        bets=bets,
-        returns=returns,
-        total_bet=1_100,
-        total_return=total_return,
-        balance_before=1_000_000,
-        balance_after=1_000_000 - 1_100 + total_return,
-        outcome="win" if total_return > 1_100 else "lose" if total_return < 1_100 else "push",
-        **coup_record(coup, decks=table.decks),
-        # Older than the reveal's resume window: the table's socket does not
-        # swap the page under the contrast check.
         settled_at=timezone.now() - dt.timedelta(hours=1),
     )
+    return rnd
 
 
 @pytest.fixture

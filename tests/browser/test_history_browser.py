@@ -3,20 +3,11 @@ shuffle and watches the replay."""
 
 from __future__ import annotations
 
-import hashlib
-import uuid
-from decimal import Decimal
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 from playwright.sync_api import expect
 
-from games.baccarat.rules import play_coup, settle
-from games.cards import server_seed_hash
-from games.models import Round, Table
-from games.services.baccarat import coup_record
-from games.verify import derive_shoe
+from tests.stored_results import settled_coup
 
 pytestmark = pytest.mark.browser
 
@@ -24,37 +15,12 @@ pytestmark = pytest.mark.browser
 def _coup_for(username: str) -> dict:
     """Store a settled coup for the player, dealt from a real shoe, as the
     baccarat service would; returns what the page should show."""
-    user = get_user_model().objects.get(username=username)
-    table = Table.objects.get(slug="baccarat-classic")
-    version = table.current_version
-    server_seed = hashlib.sha256(username.encode()).hexdigest()
-    # The first nonce whose coup has a third card, so the replay has something to deal.
-    nonce = 0
-    while len((coup := play_coup(derive_shoe(server_seed, "browser", nonce, 8))).player) < 3:
-        nonce += 1
-    bets = {"banker": 1_000}
-    returns = settle(coup, bets, {k: Decimal(v) for k, v in version.pays.items()})
-    total_return = sum(returns.values())
-    rnd = Round.objects.create(
-        player=user,
-        table=table,
-        version=version,
-        game="baccarat",
-        seq=1,
-        slip_key=uuid.uuid4().hex,
-        server_seed=server_seed,
-        server_seed_hash=server_seed_hash(bytes.fromhex(server_seed)),
+    rnd, coup = settled_coup(
+        get_user_model().objects.get(username=username),
+        bets={"banker": 1_000},
         client_seed="browser",
-        nonce=nonce,
-        bets=bets,
-        returns=returns,
-        total_bet=1_000,
-        total_return=total_return,
-        balance_before=1_000_000,
-        balance_after=1_000_000 - 1_000 + total_return,
-        outcome="win" if total_return > 1_000 else "lose" if total_return < 1_000 else "push",
-        **coup_record(coup, decks=8),
-        settled_at=timezone.now(),
+        # A coup with a third card, so the replay has something to deal.
+        wanted=lambda coup: len(coup.player) >= 3,
     )
     return {"pk": rnd.pk, "cards": rnd.cards, "player_total": coup.player_total}
 

@@ -17,7 +17,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.baccarat import roads as core
-from games.models import Round, Table
+from games.models import Round
+from tests.stored_results import store_results
 
 pytestmark = pytest.mark.browser
 
@@ -49,38 +50,14 @@ def history(seed: int, n: int) -> list[core.Result]:
 
 
 def store(username: str, results: list[core.Result]) -> None:
-    user = get_user_model().objects.get(username=username)
-    table = Table.objects.get(slug=SLUG)
-    Round.objects.bulk_create(
-        Round(
-            player=user,
-            table=table,
-            version_id=table.current_version_id,
-            game="baccarat",
-            seq=seq,
-            slip_key=f"roads-{seq}",
-            server_seed="00",
-            server_seed_hash="00",
-            client_seed="c",
-            nonce=seq,
-            balance_before=0,
-            balance_after=0,
-            winner=r.winner,
-            player_pair=r.player_pair,
-            banker_pair=r.banker_pair,
-            cards=["5H", "3S", "KD", "QC"],
-            detail={
-                "player_total": 5,
-                "banker_total": 3,
-                "player": ["5H", "KD"],
-                "banker": ["3S", "QC"],
-            },
-            # Played an hour ago: older than the reveal's resume window, so
-            # the table's socket does not swap the roads mid-measurement by
-            # resending the last result on connect.
-            settled_at=timezone.now() - dt.timedelta(hours=1),
-        )
-        for seq, r in enumerate(results, start=1)
+    # Played an hour ago: older than the reveal's resume window, so the
+    # table's socket does not swap the roads mid-measurement by resending the
+    # last result on connect.
+    store_results(
+        get_user_model().objects.get(username=username),
+        results,
+        slug=SLUG,
+        settled_at=timezone.now() - dt.timedelta(hours=1),
     )
 
 

@@ -9,11 +9,11 @@ import re
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
 from games.baccarat import roads as core
-from games.models import Round, Table
+from games.models import Table
 from games.selectors.roads import SIDES, TABLE_COLS, table_roads
+from tests.stored_results import store_results
 
 SLUG = "baccarat-classic"
 NAMES = ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig")
@@ -21,35 +21,7 @@ NAMES = ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig")
 
 def store(user, winners: list[core.Result]) -> None:
     """Finished rounds for the player at the table, oldest first."""
-    table = Table.objects.get(slug=SLUG)
-    Round.objects.bulk_create(
-        Round(
-            player=user,
-            table=table,
-            version_id=table.current_version_id,
-            game="baccarat",
-            seq=seq,
-            slip_key=f"roads-{seq}",
-            server_seed="00",
-            server_seed_hash="00",
-            client_seed="c",
-            nonce=seq,
-            balance_before=0,
-            balance_after=0,
-            winner=r.winner,
-            player_pair=r.player_pair,
-            banker_pair=r.banker_pair,
-            cards=["5H", "3S", "KD", "QC"],
-            detail={
-                "player_total": 5,
-                "banker_total": 3,
-                "player": ["5H", "KD"],
-                "banker": ["3S", "QC"],
-            },
-            settled_at=timezone.now(),
-        )
-        for seq, r in enumerate(winners, start=1)
-    )
+    store_results(user, winners, slug=SLUG)
 
 
 def history(seed: int, n: int) -> list[core.Result]:

@@ -11,7 +11,6 @@ from ``games.presenters.baccarat``, the same the websocket reveal renders.
 from __future__ import annotations
 
 import logging
-from decimal import Decimal, InvalidOperation
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -25,8 +24,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.baccarat.rules import AREAS
+from games.display import parse_chips
 from games.errors import BetRefused, GameError
-from games.models import UNITS_PER_CHIP, Profile, Table
+from games.models import Profile, Table
 from games.presenters import baccarat as presenter
 from games.presenters import table_history as table_history_presenter
 from games.presenters.common import truthy
@@ -104,13 +104,9 @@ def parse_slip(request: PlayerRequest) -> dict[str, int]:
         if not raw:
             continue
         try:
-            chips = Decimal(raw)
-        except InvalidOperation:
+            bets[area] = parse_chips(raw)
+        except ValueError:
             raise BetRefused(_("Bets are amounts of chips."), code="chips") from None
-        units = chips * UNITS_PER_CHIP
-        if not chips.is_finite() or units != units.to_integral_value() or abs(units) > 10**12:
-            raise BetRefused(_("Bets are amounts of chips."), code="chips")
-        bets[area] = int(units)
     return bets
 
 

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
+from games.display import parse_chips
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
 from games.money import decimal_pays
@@ -123,14 +124,15 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
 
 
 def _chips_field(request: PlayerRequest, name: str) -> int:
-    raw = (request.POST.get(name) or "0").strip() or "0"
+    """A spot's stake as units; War takes whole, non-negative chips."""
+    raw = (request.POST.get(name) or "").strip() or "0"
     try:
-        value = int(raw)
+        units = parse_chips(raw)
     except ValueError:
-        raise GameError(_("Bets are whole numbers of chips."), code="bet") from None
-    if value < 0 or value > 10**9:
+        units = -1
+    if units < 0 or units % UNITS_PER_CHIP:
         raise GameError(_("Bets are whole numbers of chips."), code="bet")
-    return value * UNITS_PER_CHIP
+    return units
 
 
 def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpResponse:

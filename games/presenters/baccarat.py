@@ -29,6 +29,7 @@ from games.presenters.common import (
     fragment_memo,
     pay_label,
     render_fragment,
+    settled_kind,
 )
 from games.selectors.roads import RoadWindow
 from games.services.baccarat import PAIR_OF, SIDES, BetLimits, squeeze_unlocked
@@ -671,8 +672,7 @@ def area_outcomes(rnd: Round) -> list[AreaOutcome]:
         if not staked:
             continue
         returned = int(rnd.returns.get(area) or 0)
-        kind = "won" if returned > staked else "push" if returned == staked else "lost"
-        out.append(AreaOutcome(area, kind, staked, returned))
+        out.append(AreaOutcome(area, settled_kind(staked, returned), staked, returned))
     return out
 
 

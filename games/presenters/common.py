@@ -176,6 +176,17 @@ def pay_label(value: Any) -> str:
     return format(Decimal(str(value)).normalize(), "f")
 
 
+def settled_kind(staked: int, returned: int) -> str:
+    """What a settled stake did, as both tables mark it on the felt: "won"
+    (more came back), "push" (the stake came back), "back" (part of it came
+    back) or "lost" (nothing came back)."""
+    if returned > staked:
+        return "won"
+    if returned == staked:
+        return "push"
+    return "back" if returned else "lost"
+
+
 def truthy(value: Any) -> bool:
     """A checkbox or a socket flag: "1", "true", "on", "yes" (any case) or True."""
     if isinstance(value, bool):

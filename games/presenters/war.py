@@ -24,6 +24,7 @@ from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
 from games.models import Profile, Round, Table, TableVersion
 from games.money import decimal_pays
+from games.presenters.common import settled_kind
 from games.services import account as account_service
 from games.services.war import WAR_CARD_COUNT
 
@@ -91,13 +92,10 @@ def _spot_result(area: str, bet: int, returned: int | None, decision: str | None
         return {"outcome": "", "outcome_label": "", "change": None}
     if area == "ante" and decision == "surrender":
         return {"outcome": "half", "outcome_label": _("HALF BACK"), "change": returned}
-    if returned > bet:
-        return {"outcome": "won", "outcome_label": _("WON"), "change": returned - bet}
-    if returned == bet:
-        return {"outcome": "push", "outcome_label": _("PUSH"), "change": None}
-    if returned == 0:
-        return {"outcome": "lost", "outcome_label": _("LOST"), "change": None}
-    return {"outcome": "back", "outcome_label": _("BACK"), "change": returned}
+    kind = settled_kind(bet, returned)
+    change = returned - bet if kind == "won" else returned if kind == "back" else None
+    labels = {"won": _("WON"), "push": _("PUSH"), "back": _("BACK"), "lost": _("LOST")}
+    return {"outcome": kind, "outcome_label": labels[kind], "change": change}
 
 
 def _to_one(multiplier: Decimal) -> str:

@@ -316,6 +316,7 @@ class BaccaratDealer:
         version: TableVersion,
         profile: Profile,
         balance: int,
+        open_round: bool,  # Baccarat rounds never wait for a decision
     ) -> dict[str, int]:
         limits = bet_limits(user=user, version=version, profile=profile, chips=table.chips)
         return check_bets(bets=self.bets, limits=limits, balance=balance)

@@ -78,7 +78,7 @@ class Dealer(Protocol):
 
     def check(
         self, *, user: User, table: Table, version: TableVersion, profile: Profile,
-        balance: int,
+        balance: int, open_round: bool,
     ) -> Any: ...  # fmt: skip
 
     def deal(
@@ -158,12 +158,14 @@ class LockedProfile:
     profile: Profile
     last_seq: int  # the player's last round number at the table (0: none yet)
     existing_round_id: int | None  # the round this slip key already made
+    open_round: bool  # a round of the player at the table waits for a decision
 
 
 def lock_profile(user: User, *, table: Table, slip_key: str) -> LockedProfile:
     """The player's profile (seeds, personal limit), locked for the rest of
-    the transaction, with the player's last round number at ``table`` and
-    the round ``slip_key`` already made, in one statement.
+    the transaction, with the player's last round number at ``table``, the
+    round ``slip_key`` already made and whether a round of the player at
+    ``table`` still waits for a decision (a War tie), in one statement.
 
     Rounds take it after the wallet, always in that order. Read after the
     wallet lock, so (at READ COMMITTED, a snapshot per statement) it sees
@@ -177,10 +179,13 @@ def lock_profile(user: User, *, table: Table, slip_key: str) -> LockedProfile:
         f"(SELECT MAX(r.seq) FROM {rounds} r WHERE r.player_id = %s AND r.table_id = %s) "
         f"AS last_seq, "
         f"(SELECT r.id FROM {rounds} r WHERE r.player_id = %s AND r.slip_key = %s) "
-        f"AS existing_round_id "
+        f"AS existing_round_id, "
+        f"(SELECT MIN(r.id) FROM {rounds} r "
+        f"WHERE r.player_id = %s AND r.table_id = %s AND r.status = %s) AS open_round_id "
         f"FROM {profiles} p WHERE p.user_id = %s{_for_update()}"
     )
-    found = list(Profile.objects.raw(sql, [user.pk, table.pk, user.pk, slip_key, user.pk]))
+    params = [user.pk, table.pk, user.pk, slip_key, user.pk, table.pk, Round.Status.OPEN, user.pk]
+    found = list(Profile.objects.raw(sql, params))
     if not found:
         raise Profile.DoesNotExist(f"player {user.pk} has no profile")
     profile = found[0]
@@ -189,6 +194,7 @@ def lock_profile(user: User, *, table: Table, slip_key: str) -> LockedProfile:
         profile=profile,
         last_seq=int(profile.last_seq or 0),  # type: ignore[attr-defined]
         existing_round_id=None if existing is None else int(existing),
+        open_round=profile.open_round_id is not None,  # type: ignore[attr-defined]
     )
 
 
@@ -296,7 +302,12 @@ def _place(
     version = current_version(table)
     profile = locked.profile
     stakes = dealer.check(
-        user=user, table=table, version=version, profile=profile, balance=wallet.balance
+        user=user,
+        table=table,
+        version=version,
+        profile=profile,
+        balance=wallet.balance,
+        open_round=locked.open_round,
     )
     seeds = take_seeds(profile)
     now = now or timezone.now()

@@ -216,8 +216,9 @@ class WarDealer:
         version: TableVersion,
         profile: Profile,
         balance: int,
+        open_round: bool,
     ) -> WarBet:
-        if has_open_round(user=user, table=table):
+        if open_round:
             raise GameError(
                 _("Finish your war decision first: WAR or SURRENDER."), code="open_round"
             )

@@ -44,4 +44,4 @@ def test_a_war_round_costs_one_page_and_one_deal(tab):
     deal = reverse("war_deal", args=["casino-war"])
     tab.get(page)
     assert queries(lambda: tab.get(page)) <= 5
-    assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 12
+    assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 11

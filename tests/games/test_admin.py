@@ -13,6 +13,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
+from django.test import Client
 from django.urls import reverse
 
 from games.errors import TableClosed
@@ -621,3 +622,27 @@ def test_it_saves_the_classic_table_with_its_cent_chips_and_limits(op_client):
     assert "0.005 is not" in refused.content.decode()
     classic.refresh_from_db()
     assert classic.chips == [0.1, 0.5, 1, 5, 25, 100]
+
+
+def test_the_next_bet_after_a_paytable_change_is_played_under_the_new_version(
+    op_client, make_player
+):
+    # A round before the change: this process has read the table and its version.
+    classic = table("baccarat-classic")
+    client = Client()
+    client.force_login(make_player(chips=1_000))
+    bet = reverse("baccarat_bet", args=[classic.slug])
+    htmx = {"HTTP_HX_REQUEST": "true"}
+    assert client.post(bet, {"slip_key": "before", "tie": "10"}, **htmx).status_code == 200
+    before = Round.objects.get(slip_key="before")
+    assert before.version_id == classic.current_version_id
+    data = form_data(op_client, change_url(classic))
+    data["pay_tie"] = "8"
+    assert op_client.post(change_url(classic), data).status_code == 302
+    classic.refresh_from_db()
+    assert client.post(bet, {"slip_key": "after", "tie": "10"}, **htmx).status_code == 200
+    after = Round.objects.get(slip_key="after")
+    assert after.version_id == classic.current_version_id != before.version_id
+    assert after.version.pays["tie"] == "8"
+    if after.winner == "tie":
+        assert after.returns["tie"] == 10 * 100 * 8

@@ -26,9 +26,10 @@ from games.verify import derive_shoe
 def store_results(
     user, results: list[core.Result], *, slug: str, settled_at: dt.datetime | None = None
 ) -> None:
-    """The player's rounds at the table, oldest first, one per result."""
+    """The player's next rounds at the table, oldest first, one per result."""
     table = Table.objects.get(slug=slug)
     when = settled_at or timezone.now()
+    last = Round.objects.filter(player=user, table=table).aggregate(m=Max("seq"))["m"] or 0
     Round.objects.bulk_create(
         Round(
             player=user,
@@ -55,7 +56,7 @@ def store_results(
             },
             settled_at=when,
         )
-        for seq, r in enumerate(results, start=1)
+        for seq, r in enumerate(results, start=last + 1)
     )
 
 
@@ -64,14 +65,16 @@ def settled_coup(
     *,
     bets: dict[str, int],
     client_seed: str,
+    slug: str = "baccarat-classic",
     wanted: Callable[[Coup], bool] = lambda coup: True,
     settled_at: dt.datetime | None = None,
+    status: str = Round.Status.SETTLED,
 ) -> tuple[Round, Coup]:
-    """A Baccarat coup dealt from a real shoe at the Classic table and stored
-    as settled, as the Baccarat service would store it: the player's next
+    """A Baccarat coup dealt from a real shoe at the table and stored as the
+    Baccarat service would store it (settled unless told): the player's next
     seq, a server seed of its own, the first nonce from the seq up whose coup
     is ``wanted``."""
-    table = Table.objects.get(slug="baccarat-classic")
+    table = Table.objects.get(slug=slug)
     version = table.current_version
     seq = (Round.objects.filter(player=player, table=table).aggregate(m=Max("seq"))["m"] or 0) + 1
     server_seed = hashlib.sha256(f"{client_seed}-{player.pk}-{seq}".encode()).hexdigest()
@@ -85,6 +88,7 @@ def settled_coup(
         table=table,
         version=version,
         game="baccarat",
+        status=status,
         seq=seq,
         slip_key=uuid.uuid4().hex,
         server_seed=server_seed,

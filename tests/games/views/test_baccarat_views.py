@@ -13,11 +13,12 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils import timezone
 
+from games.baccarat.roads import Result
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services.faults import inject_fault
 from games.services.wallet import Posting, post
+from tests.stored_results import store_results
 
 SLUG = "baccarat-classic"  # chips 0.1 0.5 1 5 25 100; PLAYER/BANKER MIN 0.10; TIE 10-2,000
 
@@ -187,35 +188,8 @@ def test_the_rules_page_shows_the_paytable_and_exact_rtp(tab):
 
 def make_rounds(player, winners: str, table_slug: str = SLUG) -> None:
     """Store finished rounds quickly (P/B/T letters) for the roads."""
-    table = Table.objects.get(slug=table_slug)
     names = {"P": "player", "B": "banker", "T": "tie"}
-    start = (Round.objects.filter(player=player, table=table).count()) + 1
-    Round.objects.bulk_create(
-        Round(
-            player=player,
-            table=table,
-            version_id=table.current_version_id,
-            game="baccarat",
-            seq=start + i,
-            slip_key=f"bulk-{start + i}",
-            server_seed="00",
-            server_seed_hash="00",
-            client_seed="c",
-            nonce=start + i,
-            balance_before=0,
-            balance_after=0,
-            winner=names[w],
-            cards=["5H", "3S", "KD", "QC"],
-            detail={
-                "player_total": 5,
-                "banker_total": 3,
-                "player": ["5H", "KD"],
-                "banker": ["3S", "QC"],
-            },
-            settled_at=timezone.now(),
-        )
-        for i, w in enumerate(winners)
-    )
+    store_results(player, [Result(names[w]) for w in winners], slug=table_slug)
 
 
 def test_the_roads_details_show_every_road_and_the_ask_previews(tab, player):

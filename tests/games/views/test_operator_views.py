@@ -7,13 +7,10 @@ from __future__ import annotations
 import copy
 import csv
 import datetime as dt
-import hashlib
 import html as html_lib
 import io
 import math
 import re
-import uuid
-from decimal import Decimal
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -21,7 +18,6 @@ from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import connection
-from django.db.models import Max
 from django.http import StreamingHttpResponse
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -29,14 +25,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casino.sockets import SESSION_END, user_group
-from games.baccarat.rules import play_coup, settle
-from games.cards import server_seed_hash
 from games.models import AuditEntry, Profile, Round, Table
 from games.selectors.history_export import CHUNK_SIZE, ROWS_PER_CHUNK
-from games.services.baccarat import coup_record
 from games.services.operator import do_adjustments, set_player_active
 from games.services.tables import save_table, table_snapshot
-from games.verify import derive_shoe
+from tests.stored_results import settled_coup
 
 User = get_user_model()
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
@@ -55,43 +48,15 @@ def op_client(client, operator):
 
 
 def play_round(
-    player, table_slug="baccarat-classic", *, bets=None, when=None, seed="op", status="settled"
+    player, table_slug="baccarat-classic", *, bets=None, when=None, status="settled"
 ) -> Round:
-    """A settled Baccarat coup dealt from a real shoe, stored as the service would."""
-    table = Table.objects.get(slug=table_slug)
-    bets = bets or {"banker": 1_000}
-    seq = (Round.objects.filter(player=player, table=table).aggregate(m=Max("seq"))["m"] or 0) + 1
-    server_seed = hashlib.sha256(f"{seed}-{player.pk}-{seq}".encode()).hexdigest()
-    shoe = derive_shoe(server_seed, "lucky", seq, table.decks)
-    coup = play_coup(shoe)
-    pays = {k: Decimal(v) for k, v in table.current_version.pays.items()}
-    returns = settle(coup, bets, pays)
-    total_bet, total_return = sum(bets.values()), sum(returns.values())
-    rnd = Round.objects.create(
-        player=player,
-        table=table,
-        version=table.current_version,
-        game=table.game,
-        status=status,
-        seq=seq,
-        slip_key=uuid.uuid4().hex,
-        server_seed=server_seed,
-        server_seed_hash=server_seed_hash(bytes.fromhex(server_seed)),
+    """A Baccarat coup dealt from a real shoe, stored as the service would."""
+    rnd, _ = settled_coup(
+        player,
+        bets=bets or {"banker": 1_000},
         client_seed="lucky",
-        nonce=seq,
-        bets=bets,
-        returns=returns,
-        total_bet=total_bet,
-        total_return=total_return,
-        balance_before=1_000_000,
-        balance_after=1_000_000 - total_bet + total_return,
-        outcome="win"
-        if total_return > total_bet
-        else "lose"
-        if total_return < total_bet
-        else "push",
-        **coup_record(coup, decks=table.decks),
-        settled_at=timezone.now(),
+        slug=table_slug,
+        status=status,
     )
     if when is not None:
         Round.objects.filter(pk=rnd.pk).update(created_at=when)

@@ -49,12 +49,11 @@ logger = logging.getLogger(__name__)
 PAIR_AREAS = frozenset({"player_pair", "banker_pair"})
 PEEL_TIMEOUT = 600.0  # seconds a peel waits for the player before the reveal goes on
 MAX_MESSAGE_CHARS = 4096  # the longest action the table sends is well under 200
-# What a reveal reads of its round, every round: building and reading a
-# round's other columns (seeds, times, the player's row) cost a good part of
-# the reveal's CPU for nothing. A field left out here is read by a query of
-# its own when used (tests/games/test_reveal_cost.py counts them).
-# The round's columns a reveal shows (besides its table's id and slug and its
-# paytable version, which comes from the process's memo of versions).
+# What a reveal reads of its round, every round (with its table's slug; the
+# paytable version comes from the process's memo of versions): building and
+# reading a round's other columns (seeds, times, the player's row) cost a
+# good part of the reveal's CPU for nothing. A field left out here is read by
+# a query of its own when used (tests/games/test_reveal_cost.py counts them).
 REVEAL_FIELDS = (
     "player_id",
     "table_id",

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from games.fairness_vectors import FIRST_STEPS, UTF8_MESSAGE, VECTORS
 from games.models import Round
@@ -82,6 +83,15 @@ def round_verify_data(report: RoundReport) -> dict[str, Any]:
     }
 
 
+# The vectors' names, marked for translation here (games/fairness_vectors.py
+# is pure data); fair_context translates each when the page is drawn.
+VECTOR_NAMES = (
+    gettext_noop("Baccarat, 8 decks"),
+    gettext_noop("Baccarat, 1 deck, a client seed outside ASCII"),
+    gettext_noop("Casino War, 6 decks, a tie taken to war"),
+)
+
+
 def fair_context() -> dict[str, Any]:
     vectors = []
     for i, vector in enumerate(VECTORS, start=1):
@@ -93,5 +103,13 @@ def fair_context() -> dict[str, Any]:
             decks=vector["decks"],
             cards=vector["first_cards"],
         )
-        vectors.append({"n": i, "script_id": f"vector-{i}", **vector, "snippet": snippet})
+        vectors.append(
+            {
+                "n": i,
+                "script_id": f"vector-{i}",
+                **vector,
+                "name": _(vector["name"]),
+                "snippet": snippet,
+            }
+        )
     return {"vectors": vectors, "steps": FIRST_STEPS, "utf8": UTF8_MESSAGE}

@@ -21,7 +21,7 @@ from django.urls import reverse
 from games.cards import FairRng
 from games.fairness_vectors import FIRST_STEPS, UTF8_MESSAGE, VECTORS
 from games.models import Table
-from games.presenters.fair import snippet_text
+from games.presenters.fair import VECTOR_NAMES, snippet_text
 from games.services import baccarat as baccarat_service
 from games.verify import report
 
@@ -152,3 +152,17 @@ def test_the_snippet_on_a_rounds_page_verifies_that_round(client, make_player):
     )
     assert data["cards"] == rnd.cards and data["client_seed"] == 'it\'s "mine" <&> ラ\\'
     assert (data["server_seed"], data["nonce"], data["decks"]) == (rnd.server_seed, "0", 8)
+
+
+def test_every_vector_name_is_marked_for_translation():
+    assert {vector["name"] for vector in VECTORS} <= set(VECTOR_NAMES)
+
+
+@pytest.mark.django_db
+def test_the_fairness_page_names_the_vectors_in_the_readers_language(client):
+    english = client.get(reverse("fair"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    japanese = client.get(reverse("fair"), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert "Vector 3: Casino War, 6 decks, a tie taken to war" in english
+    assert "テストベクター 3：カジノ ワー、6デッキ、タイからウォーへ" in japanese
+    for vector in VECTORS:
+        assert f": {vector['name']}</h3>" not in japanese

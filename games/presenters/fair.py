@@ -11,9 +11,10 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from games.fairness_vectors import FIRST_STEPS, UTF8_MESSAGE, VECTORS
+from games.labels import WAR_RESULT_LABELS, WINNER_LABELS
 from games.models import Round
 from games.selectors.round_report import RoundReport
 
@@ -92,6 +93,10 @@ VECTOR_NAMES = (
 )
 
 
+RESULT_LABELS = {"baccarat": WINNER_LABELS, "war": WAR_RESULT_LABELS}
+DECISION_LABELS = {"war": gettext_lazy("WAR"), "surrender": gettext_lazy("SURRENDER")}
+
+
 def fair_context() -> dict[str, Any]:
     vectors = []
     for i, vector in enumerate(VECTORS, start=1):
@@ -109,6 +114,8 @@ def fair_context() -> dict[str, Any]:
                 "script_id": f"vector-{i}",
                 **vector,
                 "name": _(vector["name"]),
+                "result_label": str(RESULT_LABELS[vector["game"]][vector["result"]]),
+                "decision_label": str(DECISION_LABELS.get(vector.get("decision") or "", "")),
                 "snippet": snippet,
             }
         )

@@ -163,6 +163,9 @@ def test_the_fairness_page_names_the_vectors_in_the_readers_language(client):
     english = client.get(reverse("fair"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     japanese = client.get(reverse("fair"), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
     assert "Vector 3: Casino War, 6 decks, a tie taken to war" in english
-    assert "テストベクター 3：カジノ ワー、6デッキ、タイからウォーへ" in japanese
+    assert "テストベクター 3：カジノ ワー、6デッキ、引き分けから戦争へ" in japanese
+    # What each vector deals to, in words: PLAYER WINS, not "player".
+    assert "→ PLAYER WINS" in english and "→ プレイヤーの勝ち" in japanese
+    assert "→ You win the war (decision: WAR)" in english
     for vector in VECTORS:
         assert f": {vector['name']}</h3>" not in japanese

@@ -27,6 +27,7 @@ from games.cards import server_seed_hash
 from games.errors import BetRefused, GameError, TableClosed
 from games.models import Profile, Round, Table, TableVersion, Wallet
 from games.selectors.players import profile_for, wallet_for
+from games.selectors.tables import table_version
 from games.services.faults import maybe_fail
 from games.services.push import push
 from games.services.tables import snapshot_version
@@ -111,12 +112,13 @@ def require_open(table: Table) -> None:
 
 def current_version(table: Table) -> TableVersion:
     """The version a round starting now is played under (already loaded when
-    the table was read with ``select_related("current_version")``)."""
+    the table was read by ``selectors.tables.game_table``; otherwise from the
+    same per-process memo of versions)."""
     if table.current_version_id is None:
         return snapshot_version(table=table)
     if Table.current_version.is_cached(table) and table.current_version is not None:
         return table.current_version
-    return TableVersion.objects.get(pk=table.current_version_id)
+    return table_version(table.current_version_id)
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,8 @@ test-browser: $(VENV)/.dev messages chromium
 ENGINES_DIR ?= /tmp/casino-engines-$(ENGINES_PG_PORT)
 ENGINES_PG_PORT ?= 25432
 ENGINES_REDIS_PORT ?= 26379
-ENGINE_TESTS := tests/games/test_wallet.py tests/games/services tests/games/consumers tests/engines
+ENGINE_TESTS := tests/games/test_wallet.py tests/games/services tests/games/consumers tests/engines \
+  tests/games/views/test_operator_views.py
 test-engines: $(VENV)/.dev messages
 	ops/services.sh install
 	ops/services.sh start $(ENGINES_DIR) $(ENGINES_PG_PORT) $(ENGINES_REDIS_PORT) >/dev/null

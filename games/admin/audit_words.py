@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy
 from games.display import format_chips
 from games.labels import AREA_LABELS
 from games.models import AuditEntry
+from games.services.tables import AUDITED_FIELDS
 
 ACTION_LABELS = {
     "table.create": gettext_lazy("Table created"),
@@ -82,6 +83,14 @@ _TABLE_FIELDS: dict[str, tuple[Any, Callable[[Any], str], Any]] = {
 }
 
 
+def _ordered(keys: Any, order: Any = ()) -> list[str]:
+    """``keys`` once each, those named in ``order`` first and in its order,
+    the rest alphabetically: PostgreSQL's jsonb keeps no key order, and the
+    lines read the same on every database."""
+    rank = {key: i for i, key in enumerate(order)}
+    return sorted(dict.fromkeys(keys), key=lambda key: (rank.get(key, len(rank)), key))
+
+
 def _line(label: Any, before: str | None, after: str, unit: Any = "") -> str:
     tail = f" {unit}" if str(unit) else ""
     if before is None:
@@ -101,7 +110,7 @@ def _dict_lines(
     before = before or {}
     after = after or {}
     lines = []
-    for key in dict.fromkeys([*before, *after]):
+    for key in _ordered([*before, *after], AREA_LABELS):
         old, new = before.get(key), after.get(key)
         if old == new:
             continue
@@ -119,7 +128,7 @@ def table_lines(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> l
     created = before is None
     old = before or {}
     lines: list[str] = []
-    for field in dict.fromkeys([*old, *after]):
+    for field in _ordered([*old, *after], AUDITED_FIELDS):
         b, a = old.get(field), after.get(field)
         if not created and b == a:
             continue
@@ -177,7 +186,7 @@ def change_lines(entry: AuditEntry) -> list[str]:
     # Anything else: each changed key, a value that was only set reads as itself.
     old = before or {}
     lines = []
-    for key in dict.fromkeys([*old, *after]):
+    for key in _ordered([*old, *after]):
         b, a = old.get(key), after.get(key)
         if b != a and a is not None:
             lines.append(_line(key, None if b is None else _json(b), _json(a)))

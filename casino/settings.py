@@ -155,21 +155,22 @@ if DATABASE_URL:
         # Under ASGI every request may run on another thread: no persistent
         # connections, so one worker never holds many idle ones.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
+        # Parameters bound by the server, and a statement run CASINO_DB_PREPARE
+        # times on one connection (5, psycopg's default) prepared there: the
+        # round's dozen statements are then no longer parsed and planned each
+        # time, which took PostgreSQL's CPU per BET from about 2.2 to 1.5 ms
+        # in one process, and per round about 40% in bench/load.py's runs. 0
+        # binds on the server but prepares nothing (for a pooler that cannot
+        # keep prepared statements across transactions).
+        _prepare = envint("CASINO_DB_PREPARE", 5, minimum=0)
+        DATABASES["default"].setdefault("OPTIONS", {}).update(
+            server_side_binding=True, prepare_threshold=_prepare or None
+        )
         # Opening a connection per request cost about a third of the whole
         # stack's CPU per round in the load test (bench/load.py): a new
         # PostgreSQL backend every time. CASINO_DB_POOL=N keeps up to N
         # connections per process in psycopg's pool instead (needs the
         # psycopg-pool package); 0, the default, keeps one per request.
-        # Parameters bound by the server, and a statement run CASINO_DB_PREPARE
-        # times on one connection (5, psycopg's default) prepared there: the
-        # round's dozen statements are then no longer parsed and planned each
-        # time, which took PostgreSQL's CPU per BET from about 2.2 to 1.5 ms
-        # (bench/load.py). 0 binds on the server but prepares nothing (for a
-        # pooler that cannot keep prepared statements across transactions).
-        _prepare = envint("CASINO_DB_PREPARE", 5, minimum=0)
-        DATABASES["default"].setdefault("OPTIONS", {}).update(
-            server_side_binding=True, prepare_threshold=_prepare or None
-        )
         _pool = envint("CASINO_DB_POOL", 0, minimum=0)
         if _pool:
             try:

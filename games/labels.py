@@ -30,3 +30,9 @@ WAR_RESULT_LABELS = {
     "war_lose": _("Dealer wins the war"),
     "war_tie": _("War tied: you win"),
 }
+
+# A War tie's decision, as its buttons name it.
+WAR_DECISION_LABELS = {
+    "war": _("WAR"),
+    "surrender": _("SURRENDER"),
+}

@@ -11,10 +11,10 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, gettext_noop
+from django.utils.translation import gettext_noop
 
 from games.fairness_vectors import FIRST_STEPS, UTF8_MESSAGE, VECTORS
-from games.labels import WAR_RESULT_LABELS, WINNER_LABELS
+from games.labels import WAR_DECISION_LABELS, WAR_RESULT_LABELS, WINNER_LABELS
 from games.models import Round
 from games.selectors.round_report import RoundReport
 
@@ -94,7 +94,6 @@ VECTOR_NAMES = (
 
 
 RESULT_LABELS = {"baccarat": WINNER_LABELS, "war": WAR_RESULT_LABELS}
-DECISION_LABELS = {"war": gettext_lazy("WAR"), "surrender": gettext_lazy("SURRENDER")}
 
 
 def fair_context() -> dict[str, Any]:
@@ -115,7 +114,7 @@ def fair_context() -> dict[str, Any]:
                 **vector,
                 "name": _(vector["name"]),
                 "result_label": str(RESULT_LABELS[vector["game"]][vector["result"]]),
-                "decision_label": str(DECISION_LABELS.get(vector.get("decision") or "", "")),
+                "decision_label": str(WAR_DECISION_LABELS.get(vector.get("decision") or "", "")),
                 "snippet": snippet,
             }
         )

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from games.display import UNITS_PER_CHIP as UNITS_PER_CHIP  # re-exported
+from games.sealing import SealedSeedField
 
 
 class Game(models.TextChoices):
@@ -190,7 +191,8 @@ class Round(models.Model):
     seq = models.PositiveIntegerField(_("round number"))
     slip_key = models.CharField(_("slip key"), max_length=64)
 
-    server_seed = models.CharField(_("server seed"), max_length=64)
+    # Sealed at rest (games/sealing.py); shown only once the round is over.
+    server_seed = SealedSeedField(_("server seed"))
     server_seed_hash = models.CharField(_("server seed hash"), max_length=64)
     client_seed = models.CharField(_("client seed"), max_length=64)
     nonce = models.PositiveBigIntegerField(_("nonce"))
@@ -244,7 +246,8 @@ class Profile(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
     )
     client_seed = models.CharField(_("client seed"), max_length=64)
-    next_server_seed = models.CharField(max_length=64)
+    # Sealed at rest: it decides the player's next cards (games/sealing.py).
+    next_server_seed = SealedSeedField()
     nonce = models.PositiveBigIntegerField(default=0)
 
     sound = models.BooleanField(_("sound"), default=True)

@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from games.admin.base import ReadOnlyAdmin
+from games.cards import server_seed_hash
 from games.display import format_chips
 from games.models import LedgerEntry, Profile, Round, Wallet
 from games.views import operator
@@ -107,6 +108,44 @@ class RoundAdmin(ReadOnlyAdmin):
     list_filter = ("game", "status", "table")
     search_fields = ("player__username",)
     list_select_related = ("player", "table", "version")
+    # The server seed only through ``revealed_seed``: a round waiting for a
+    # War decision still has cards to deal from it.
+    fields = (
+        "player",
+        "table",
+        "version",
+        "game",
+        "status",
+        "seq",
+        "slip_key",
+        "server_seed_hash",
+        "revealed_seed",
+        "client_seed",
+        "nonce",
+        "bets",
+        "returns",
+        "total_bet",
+        "total_return",
+        "balance_before",
+        "balance_after",
+        "outcome",
+        "cards",
+        "detail",
+        "winner",
+        "player_pair",
+        "banker_pair",
+        "created_at",
+        "settled_at",
+        "decision_deadline",
+        "void_reason",
+    )
+    readonly_fields = fields
+
+    @admin.display(description=_("server seed"))
+    def revealed_seed(self, obj: Round) -> str:
+        if obj.status == Round.Status.OPEN:
+            return str(_("Sealed until the round is over."))
+        return obj.server_seed
 
     @admin.display(description=_("bet (chips)"), ordering="total_bet")
     def bet_chips(self, obj: Round) -> str:
@@ -119,4 +158,35 @@ class RoundAdmin(ReadOnlyAdmin):
 
 @admin.register(Profile)
 class ProfileAdmin(ReadOnlyAdmin):
+    """A player's settings. The next server seed is sealed and never shown
+    (only its SHA-256, which the player sees too), and the PIN only as set
+    or not: its hash is nobody's business."""
+
     list_display = ("user", "nonce", "personal_max_bet")
+    fields = (
+        "user",
+        "demo",
+        "client_seed",
+        "next_seed_hash",
+        "nonce",
+        "personal_max_bet",
+        "max_bet_changed_at",
+        "pin_set",
+        "pin_failures",
+        "pin_locked_until",
+        "sound",
+        "effects",
+        "music",
+        "history_panel",
+        "fast_play",
+        "volume",
+    )
+    readonly_fields = fields
+
+    @admin.display(description=_("next server seed (SHA-256 only)"))
+    def next_seed_hash(self, obj: Profile) -> str:
+        return server_seed_hash(bytes.fromhex(obj.next_server_seed))
+
+    @admin.display(description=_("PIN set"), boolean=True)
+    def pin_set(self, obj: Profile) -> bool:
+        return bool(obj.pin_hash)

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from cryptography.fernet import Fernet
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
@@ -82,7 +83,9 @@ CSRF_TRUSTED_ORIGINS = (
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    # django.contrib.admin, with an admin site that asks staff for their
+    # second factor (casino/otp.py).
+    "casino.otp.CasinoAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -94,6 +97,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "casino.apps.CasinoConfig",
     "games",
 ]
@@ -112,6 +117,8 @@ MIDDLEWARE = [
     "casino.throttle.CredentialThrottleMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(): the session gave a staff member's second factor.
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     # An expired demo's requests: a new-demo page instead of the login page.
     "games.middleware.DemoSessionMiddleware",
@@ -301,6 +308,16 @@ CASINO_CREDENTIAL_POSTS = envint("CASINO_CREDENTIAL_POSTS", 0 if TESTING else 10
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
+# Staff (superusers too) give a code from an authenticator app after their
+# password before the admin or any other player's data opens to them
+# (casino/otp.py); on by default whenever debug is off. A wrong code counts as
+# a failed login with axes.
+CASINO_STAFF_OTP = envbool("CASINO_STAFF_OTP", not DEBUG)
+OTP_TOTP_ISSUER = "The Casino"  # the account's name in the authenticator app
+# The admin's device pages never show a device's key (nor its QR code) to
+# another operator: enrolment shows it once, to its owner.
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
+
 # Sessions end after an hour without activity.
 SESSION_COOKIE_AGE = envint("CASINO_SESSION_SECONDS", 3600, minimum=60)
 # Written when changed, or when the idle clock is over a minute old
@@ -410,6 +427,21 @@ CASINO_SOCKET_SESSION_CHECK = float(os.environ.get("CASINO_SOCKET_SESSION_CHECK"
 # finished showing it (games/consumers/baccarat.py: a reveal cut off by a
 # dropped socket ends on its result after the page reconnects).
 CASINO_REVEAL_RESUME_SECONDS = envint("CASINO_REVEAL_RESUME_SECONDS", 120, minimum=1)
+
+# Server seeds are sealed at rest with these Fernet keys (games/sealing.py):
+# the first seals, each one opens. Unset: one key derived from SECRET_KEY
+# (and one from each SECRET_KEY_FALLBACKS). Rotation: docs/security.md.
+CASINO_SEED_KEYS = envlist("CASINO_SEED_KEYS", [])
+for _key in CASINO_SEED_KEYS:
+    try:
+        Fernet(_key)
+    except ValueError:
+        raise ImproperlyConfigured(
+            "CASINO_SEED_KEYS must list Fernet keys (32 url-safe base64 bytes), comma-separated"
+        ) from None
+# Error reports (with debug on, the technical 500 page; with it off, the
+# mail to ADMINS) never show a server seed or a sealed one: casino/reporting.py.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "casino.reporting.SeedSafeExceptionReporterFilter"
 
 LOGGING = {
     "version": 1,

@@ -1,4 +1,5 @@
-"""The site's URLs: Django's own auth views, the admin and the games."""
+"""The site's URLs: Django's own auth views, the admin (``admin.site`` is
+casino.otp's ``StaffOTPAdminSite``), staff's second factor and the games."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
+
+from games.views import staff_otp
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
@@ -27,5 +30,8 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
+    # Staff only: the authenticator app's code after the password (casino/otp.py).
+    path("accounts/staff/code/", staff_otp.verify, name="staff_otp_verify"),
+    path("accounts/staff/enroll/", staff_otp.enroll, name="staff_otp_enroll"),
     path("", include("games.urls")),
 ]

@@ -3,13 +3,16 @@ verification, and the operators' views and CSV export of any player's rounds.
 
 Who may see what is decided here, once, in ``_history_owner`` and
 ``_visible_round``: a player sees only their own rounds (anything else is a
-404, as if it did not exist); staff see everyone's.
+404, as if it did not exist); anyone else's need the rounds' view permission
+and, where it is required, a second factor (``games.views.staff_access``): staff
+status alone is refused with the same 404.
 """
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import re
 from typing import Any
 
 from django import forms
@@ -20,7 +23,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import urlencode
+from django.utils.http import content_disposition_header, urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
@@ -33,6 +36,7 @@ from games.selectors.round_report import round_report, visible_round
 from games.selectors.round_verification import verify_round
 from games.views.demo import not_in_demo
 from games.views.requests import PlayerRequest
+from games.views.staff_access import ROUNDS, staff_reader
 
 
 class HistoryFilterForm(forms.Form):
@@ -80,11 +84,10 @@ class HistoryFilterForm(forms.Form):
 
 
 def _history_owner(request: PlayerRequest, user_id: int | None) -> User:
-    """Whose history this is: one's own, or (staff only) anyone's."""
+    """Whose history this is: one's own, or (staff who may read rounds) anyone's."""
     if user_id is None or user_id == request.user.pk:
         return request.user
-    if not request.user.is_staff:
-        raise Http404
+    staff_reader(request, ROUNDS)
     return get_object_or_404(get_user_model(), pk=user_id)
 
 
@@ -92,6 +95,8 @@ def _visible_round(request: PlayerRequest, pk: int) -> Round:
     rnd = visible_round(viewer=request.user, pk=pk)
     if rnd is None:
         raise Http404
+    if rnd.player_id != request.user.pk:
+        staff_reader(request, ROUNDS)
     return rnd
 
 
@@ -179,7 +184,7 @@ class _Echo:
 @not_in_demo("csv", back="history")
 def history_export(request: PlayerRequest, user_id: int | None = None) -> StreamingHttpResponse:
     """The filtered rounds as CSV, streamed. A player may export their own;
-    staff may export anyone's (another player's is a 404 for a player)."""
+    staff who may read rounds, anyone's (another player's is a 404 for the rest)."""
     owner = _history_owner(request, user_id)
     _form, filters = _filter_form(request)
     rounds = selectors.player_rounds(player_id=owner.pk, filters=filters)
@@ -189,8 +194,11 @@ def history_export(request: PlayerRequest, user_id: int | None = None) -> Stream
         (writer.writerow(row) for row in csv_rows(rounds)),
         content_type="text/csv; charset=utf-8",
     )
-    filename = f"rounds-{owner.get_username()}-{stamp}.csv"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    # The name in sign-up's characters only (a username stored another way
+    # may hold quotes, line breaks or U+202E); Japanese goes percent-encoded.
+    name = re.sub(r"[^\w.@+-]", "_", owner.get_username())
+    filename = f"rounds-{name}-{stamp}.csv"
+    response["Content-Disposition"] = content_disposition_header(True, filename) or "attachment"
     return response
 
 

@@ -9,6 +9,7 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
@@ -22,6 +23,9 @@ from games.war.rules import play_war, settle_war
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 HTMX = {**EN, "HTTP_HX_REQUEST": "true"}
+# Staff read another player's rounds and find players with these, not with
+# staff status alone (tests/security/test_staff_access.py).
+READER_PERMISSIONS = ["view_round", "view_user", "view_wallet"]
 
 
 # --- real rounds, dealt from real shoes (see the selector tests for the long form) ---
@@ -309,6 +313,7 @@ def test_another_players_rounds_and_history_are_404(client, alice, bob):
 
 def test_staff_see_and_export_any_players_rounds(client, make_player, alice):
     operator = make_player("operator", is_staff=True)
+    operator.user_permissions.set(Permission.objects.filter(codename__in=READER_PERMISSIONS))
     baccarat_round(alice, winner="player", bets={"player": 1_000, "player_pair": 100})
     war = war_round(alice, result="war_win", ante=500)
     client.force_login(operator)
@@ -358,7 +363,9 @@ def test_a_player_exports_only_their_own_rounds(client, alice, bob):
 
 
 def test_an_unknown_player_is_explained_to_staff(client, make_player):
-    client.force_login(make_player("operator", is_staff=True))
+    operator = make_player("operator", is_staff=True)
+    operator.user_permissions.set(Permission.objects.filter(codename__in=READER_PERMISSIONS))
+    client.force_login(operator)
     response = client.get(
         reverse("history_player_lookup"), {"username": "nobody"}, follow=True, **EN
     )

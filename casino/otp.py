@@ -1,0 +1,103 @@
+"""Staff sign in with a second factor: a time-based code (TOTP) from an
+authenticator app, on top of the password.
+
+The password step stays the one every user has (the site's login page or the
+admin's, both counted by django-axes). ``django_otp``'s ``OTPMiddleware``
+then marks a session verified once its user has typed a good code
+(``games/views/staff_otp.py``). Where ``CASINO_STAFF_OTP`` is on (by default
+whenever debug is off):
+
+- ``StaffOTPAdminSite``, the project's admin site, admits only a verified
+  staff session: every admin page, and every operator view wrapped in
+  ``admin_site.admin_view``, sends an unverified one to its login page, which
+  sends a signed-in staff member on to the code page (or to enrolment, with
+  no device yet);
+- the staff views of player data outside the admin
+  (``games/views/staff_access.py``) answer an unverified session with a 404.
+
+Players never meet any of it: no page here is theirs, and their sessions are
+never asked for a code.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.admin.apps import AdminConfig
+from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+
+
+def staff_otp_on() -> bool:
+    return bool(settings.CASINO_STAFF_OTP)
+
+
+def is_verified(request: HttpRequest) -> bool:
+    """Whether this session's user typed a good code from a confirmed
+    device. A request that did not pass through ``OTPMiddleware`` (so has no
+    ``is_verified``) counts as not verified."""
+    check = getattr(request.user, "is_verified", None)
+    return bool(check is not None and check())
+
+
+def second_factor_passed(request: HttpRequest) -> bool:
+    """The session may act as staff: no second factor is asked for here, or
+    it has been given."""
+    return not staff_otp_on() or is_verified(request)
+
+
+def awaits_second_factor(request: HttpRequest) -> bool:
+    """A signed-in staff member (superusers too) past the password step whose
+    code is still asked for."""
+    user = request.user
+    return (
+        user.is_authenticated
+        and user.is_active
+        and (user.is_staff or user.is_superuser)
+        and not second_factor_passed(request)
+    )
+
+
+def safe_next(request: HttpRequest, candidate: str | None, default: str) -> str:
+    """``candidate`` if it is a path on this site, else ``default``: the
+    code page must not become an open redirect."""
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return default
+
+
+def redirect_to_second_factor(request: HttpRequest, next_url: str) -> HttpResponseRedirect:
+    query = urlencode({REDIRECT_FIELD_NAME: next_url})
+    return HttpResponseRedirect(f"{reverse('staff_otp_verify')}?{query}")
+
+
+class StaffOTPAdminSite(admin.AdminSite):
+    """Django's admin site, whose pages need a verified session where
+    ``CASINO_STAFF_OTP`` is on (django-otp's ``OTPAdminSite`` asks for the
+    code always, and on the password form, where a staff member without a
+    device could never get in to enrol)."""
+
+    def has_permission(self, request: HttpRequest) -> bool:
+        return super().has_permission(request) and second_factor_passed(request)
+
+    def login(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        # Past the password already: the code is what is missing, not the
+        # password (the stock page would offer to log in as someone else).
+        if request.method == "GET" and awaits_second_factor(request):
+            index = reverse("admin:index", current_app=self.name)
+            return redirect_to_second_factor(
+                request, safe_next(request, request.GET.get(REDIRECT_FIELD_NAME), index)
+            )
+        return super().login(request, extra_context)
+
+
+class CasinoAdminConfig(AdminConfig):
+    """``django.contrib.admin`` with ``StaffOTPAdminSite`` as ``admin.site``:
+    every ``ModelAdmin`` registered anywhere (games/admin/, django-otp's
+    device admin) lands on it unchanged."""
+
+    default_site = "casino.otp.StaffOTPAdminSite"

@@ -19,6 +19,10 @@ Django's ``cached_db`` engine does: a request then reads no session row. The
 cache holds the data with the stored expiry, so the write policy above is
 the same either way; a session deleted through the store (logout, a new key
 at login) leaves the cache with it.
+
+``end_user_sessions`` ends every session of one account (an operator
+deactivating or reactivating it): the rows go in the caller's transaction,
+the cached copies once it commits.
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.base import UpdateError
 from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
 from django.core.cache import caches
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
@@ -121,6 +127,47 @@ class SessionStore(DbSessionStore):
 
     async def adelete(self, session_key: str | None = None) -> None:
         await sync_to_async(self.delete)(session_key)
+
+
+def user_session_keys(user_id: int) -> list[str]:
+    """The keys of the live sessions signed in as ``user_id``.
+
+    A session row has no user column, so each unexpired one is decoded: an
+    operator's rare action pays for it, not every login. Expired rows are
+    dead already (``clearsessions`` removes them)."""
+    store = SessionStore()
+    wanted = str(user_id)
+    rows = (
+        store.model.objects.filter(expire_date__gt=timezone.now())
+        .values_list("session_key", "session_data")
+        .iterator(chunk_size=2000)
+    )
+    return [key for key, data in rows if store.decode(data).get(SESSION_KEY) == wanted]
+
+
+def end_user_sessions(user_id: int) -> list[str]:
+    """End every session of ``user_id``, in every browser; returns their keys.
+
+    The rows are deleted in the caller's transaction. The cached copies
+    (``CASINO_SESSION_CACHE``) are dropped once it commits: dropped earlier, a
+    request of that session could read the row before the delete commits
+    and cache it again. A request that reads the row in the instant before
+    the commit can still put it back in the cache, where it lasts until its
+    expiry; its user must also be active again within that hour to use it.
+    """
+    keys = user_session_keys(user_id)
+    if keys:
+        SessionStore.get_model_class().objects.filter(session_key__in=keys).delete()
+        if getattr(settings, "CASINO_SESSION_CACHE", False):
+            transaction.on_commit(lambda: _uncache(keys))
+    return keys
+
+
+def _uncache(keys: list[str]) -> None:
+    try:
+        caches[settings.SESSION_CACHE_ALIAS].delete_many([CACHE_PREFIX + key for key in keys])
+    except Exception:  # the copies outlive the rows until their expiry: say so
+        logger.warning("could not drop ended sessions from the cache", exc_info=True)
 
 
 class SessionTouchMiddleware:

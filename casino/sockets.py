@@ -6,10 +6,15 @@ The handlers here send ``{"type": "session.end"}`` to them, through the
 channel layer, so the socket closes on whichever worker holds it:
 
 * logging out (``user_logged_out``) ends that session's sockets, in every tab;
-* a password change or an operator deactivating the account (a save of the
-  user that changes ``password`` or turns ``is_active`` off) ends all the
-  player's sockets. The page that changed the password keeps its session
+* a password change or an operator deactivating or reactivating the account
+  (a save of the user that changes ``password`` or ``is_active``) ends all
+  the player's sockets. The page that changed the password keeps its session
   (``update_session_auth_hash``), so its own tabs reconnect at once.
+
+A change of ``is_active`` also ends every session of the account
+(``casino.sessions.end_user_sessions``), in the same transaction: Django
+only refuses an inactive user's session, it does not end it, so without this
+a reactivated account's old browsers would be signed in again.
 
 A session that simply expires has no event: the socket re-reads its session
 at the expiry and closes then (games/consumers/session.py).
@@ -27,6 +32,7 @@ from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import post_save, pre_save
 
+from casino.sessions import end_user_sessions
 from games.services.push import send_now
 
 SESSION_END = "session.end"
@@ -80,8 +86,10 @@ def on_user_saved(sender, instance, created=False, **kwargs) -> None:
     if created or stored is None:
         return
     password, was_active = stored
-    if password != instance.password or (was_active and not instance.is_active):
-        user_id = instance.pk
+    user_id = instance.pk
+    if was_active != instance.is_active:
+        end_user_sessions(user_id)
+    if password != instance.password or was_active != instance.is_active:
         transaction.on_commit(lambda: end_player_sockets(user_id))
 
 

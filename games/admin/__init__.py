@@ -11,7 +11,11 @@ screen, which calls ``games.services.wallet.adjust_balance``.
 
 Permissions are Django's model permissions: ``games.change_table`` edits
 tables, ``games.change_wallet`` adjusts balances, the view permissions only
-look.
+look. Staff are given them through roles (``games.services.staff.ROLES``,
+created by ``setup_casino``). Accounts and roles have pages of their own
+(``users``) instead of Django's stock ones: only a superuser grants staff or
+superuser status, roles or permissions, or changes a staff account, and
+every change is audited.
 
 Django's autodiscovery imports this package: importing the modules below
 registers their ModelAdmins.
@@ -22,9 +26,9 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from games.admin import audit, players, tables
+from games.admin import audit, players, tables, users
 
-__all__ = ["audit", "players", "tables"]
+__all__ = ["audit", "players", "tables", "users"]
 
 admin.site.site_header = _("The Casino · operator console")
 admin.site.site_title = _("The Casino operator console")

@@ -64,7 +64,8 @@ class OperatorFilter(admin.RelatedOnlyFieldListFilter):
 
 
 def object_url(entry: AuditEntry) -> str:
-    """Where the object of an entry is seen: the table's page or the player's."""
+    """Where the object of an entry is seen: the table's page, the player's,
+    the account's or the role's."""
     try:
         if entry.object_type == "table":
             return reverse("admin:games_table_change", args=[entry.object_id])
@@ -72,6 +73,10 @@ def object_url(entry: AuditEntry) -> str:
             return reverse("admin:games_wallet_change", args=[entry.object_id])
         if entry.object_type == "player":
             return reverse("operator_player", args=[entry.object_id])
+        if entry.object_type == "account":
+            return reverse("admin:auth_user_change", args=[entry.object_id])
+        if entry.object_type == "group":
+            return reverse("admin:auth_group_change", args=[entry.object_id])
     except NoReverseMatch:
         pass
     return ""

@@ -27,11 +27,18 @@ ACTION_LABELS = {
     "wallet.adjust": gettext_lazy("Balance adjusted"),
     "player.deactivate": gettext_lazy("Player deactivated"),
     "player.reactivate": gettext_lazy("Player reactivated"),
+    "account.create": gettext_lazy("Account created"),
+    "account.change": gettext_lazy("Account changed"),
+    "account.password_reset": gettext_lazy("Password reset"),
+    "group.create": gettext_lazy("Role created"),
+    "group.change": gettext_lazy("Role changed"),
 }
 OBJECT_TYPE_LABELS = {
     "table": gettext_lazy("Table"),
     "wallet": gettext_lazy("Player's balance"),
     "player": gettext_lazy("Player account"),
+    "account": gettext_lazy("Account"),
+    "group": gettext_lazy("Role"),
 }
 
 
@@ -174,6 +181,83 @@ def player_lines(action: str, after: Mapping[str, Any]) -> list[str]:
     return [f"{verb}: {reason}" if reason else verb]
 
 
+def _yes_no(value: Any) -> str:
+    return _("Yes") if value else _("No")
+
+
+# Account fields (games.services.staff) -> (label, how one value reads); most
+# labels are Django's own, translated by Django.
+_ACCOUNT_FIELDS: dict[str, tuple[Any, Callable[[Any], str]]] = {
+    "username": (gettext_lazy("username"), str),
+    "email": (gettext_lazy("email address"), str),
+    "first_name": (gettext_lazy("first name"), str),
+    "last_name": (gettext_lazy("last name"), str),
+    "is_active": (gettext_lazy("active"), _yes_no),
+    "is_staff": (gettext_lazy("staff status"), _yes_no),
+    "is_superuser": (gettext_lazy("superuser status"), _yes_no),
+}
+# Lists, read as what was added and what was taken away.
+_ACCOUNT_LISTS = {"groups": gettext_lazy("groups"), "permissions": gettext_lazy("permissions")}
+
+
+def _list_lines(label: Any, before: Any, after: Any) -> list[str]:
+    old, new = set(before or []), set(after or [])
+    lines = []
+    if new - old:
+        lines.append(
+            _("%(what)s added: %(names)s") % {"what": label, "names": ", ".join(sorted(new - old))}
+        )
+    if old - new:
+        lines.append(
+            _("%(what)s removed: %(names)s")
+            % {"what": label, "names": ", ".join(sorted(old - new))}
+        )
+    return lines
+
+
+def _password_line(state: Any) -> str:
+    if state == "disabled":
+        return _("Password-based authentication was disabled.")
+    return _("new password set")
+
+
+def account_lines(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> list[str]:
+    """What an account change, creation or password reset did; never a hash
+    (the service stores none)."""
+    created = before is None
+    old = before or {}
+    lines: list[str] = []
+    for key in _ordered([*old, *after], [*_ACCOUNT_FIELDS, *_ACCOUNT_LISTS]):
+        b, a = old.get(key), after.get(key)
+        if key == "password":
+            lines.append(_password_line(a))
+        elif key == "reason":
+            if a:
+                lines.append(f"{_('reason')}: {a}")
+        elif key in _ACCOUNT_LISTS:
+            lines += _list_lines(_ACCOUNT_LISTS[key], b, a)
+        elif created:
+            if a:  # a new account reads as what was set, not every "No"
+                label, show = _ACCOUNT_FIELDS.get(key, (key, _json))
+                lines.append(_line(label, None, show(a)))
+        elif b != a:
+            label, show = _ACCOUNT_FIELDS.get(key, (key, _json))
+            lines.append(_line(label, show(b), show(a)))
+    return lines
+
+
+def role_lines(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> list[str]:
+    """A role's name and the permissions it gained or lost."""
+    old = before or {}
+    lines = []
+    if before is not None and old.get("name") != after.get("name"):
+        lines.append(_line(_("name"), f"“{old.get('name')}”", f"“{after.get('name')}”"))
+    lines += _list_lines(
+        _ACCOUNT_LISTS["permissions"], old.get("permissions"), after.get("permissions")
+    )
+    return lines
+
+
 def change_lines(entry: AuditEntry) -> list[str]:
     """The entry's changes, one short line each, amounts in chips."""
     before, after = entry.before, entry.after or {}
@@ -183,6 +267,10 @@ def change_lines(entry: AuditEntry) -> list[str]:
         return wallet_lines(before, after)
     if entry.object_type == "player":
         return player_lines(entry.action, after)
+    if entry.object_type == "account":
+        return account_lines(before, after)
+    if entry.object_type == "group":
+        return role_lines(before, after)
     # Anything else: each changed key, a value that was only set reads as itself.
     old = before or {}
     lines = []
@@ -202,5 +290,10 @@ def summary(entry: AuditEntry) -> str:
         "wallet.adjust": _("%(who)s adjusted the balance of %(object)s"),
         "player.deactivate": _("%(who)s deactivated %(object)s"),
         "player.reactivate": _("%(who)s reactivated %(object)s"),
+        "account.create": _("%(who)s created the account %(object)s"),
+        "account.change": _("%(who)s changed the account %(object)s"),
+        "account.password_reset": _("%(who)s reset the password of %(object)s"),
+        "group.create": _("%(who)s created the role %(object)s"),
+        "group.change": _("%(who)s changed the role %(object)s"),
     }.get(entry.action, _("%(who)s: %(action)s on %(object)s"))
     return what % {"who": who, "object": entry.object_repr, "action": entry.action}

@@ -59,12 +59,14 @@ chromium:
 test: $(VENV)/.dev messages chromium
 	$(BIN)/python -m coverage run -m pytest -m "not browser" -q; status=$$?; \
 	  if [ $$status -eq 0 ]; then $(BIN)/python -m coverage report; else [ $$status -eq 5 ]; fi
+	node --test tests/js/
 	$(MAKE) --no-print-directory test-cluster
 	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
 	  $(BIN)/python -m pytest -m browser -q || [ $$? -eq 5 ]
 
 test-fast: $(VENV)/.dev messages
 	$(BIN)/python -m pytest -m "not browser" -q || [ $$? -eq 5 ]
+	node --test tests/js/
 
 test-browser: $(VENV)/.dev messages chromium
 	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \

@@ -20,16 +20,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from games.baccarat.rules import AREAS as BACCARAT_AREAS
 from games.baccarat.rules import Coup, play_coup, settle
 from games.cards import Card, FairRng, new_shoe, server_seed_hash, shuffle
-from games.money import decimal_pays
 from games.presets import DEFAULT_DECKS
-from games.war.rules import WarRound, first_cards_tied, play_war, settle_war
+from games.war.rules import DEFAULT_PAYS, WarRound, first_cards_tied, play_war, settle_war
 
 SHOWN_CARDS = 12
 
@@ -62,6 +62,23 @@ def replay_war(
 
 # --- checking a stored round -------------------------------------------------
 
+GAMES: tuple[str, ...] = ("baccarat", "war")
+MAX_DECKS = 8  # the tables' own limit (a database constraint)
+WAR_BETS: tuple[str, ...] = ("ante", "tie_bet", "raise")
+# The pays a War result multiplies the ante by (``settle_war``); a surrender
+# gives half the ante back and a loss nothing, with no multiplier.
+WAR_PAYS_MULTIPLIED: dict[str, list[str]] = {
+    "win": ["ante"],
+    "war_win": ["raise"],
+    "war_tie": ["raise", "war_tie_bonus"],
+    "surrender": [],
+    "lose": [],
+    "war_lose": [],
+}
+# A multiplier's exponent beyond this is no paytable's (the browser's
+# verifier refuses it too), and would overflow the exact product.
+MAX_PAY_EXPONENT = 100
+
 
 @dataclass(frozen=True)
 class StoredRound:
@@ -93,12 +110,20 @@ class StoredRound:
 class Difference:
     """One way the stored round and the derived one disagree.
 
-    ``what`` names the fact: "server_seed" (not hexadecimal), "server_seed_hash",
-    "winner", "player_total", "banker_total", "natural", "player_pair",
-    "banker_pair", "decision" (a tie stored without a usable decision),
-    "result", "returns" (the bets could not be settled again), "return"
-    (``where`` is the area), "card" (``where`` is its 1-based position) and
-    "card_count".
+    ``what`` names the fact.  The round's inputs, each of which stops the
+    check: "server_seed" (missing or not hexadecimal), "game" (not one of
+    ``GAMES``), "client_seed" (missing), "nonce" (not a whole number),
+    "decks" (not 1 to 8).  The
+    commitment: "server_seed_hash" (``stored`` empty when none was stored).
+    The deal: "winner", "player_total", "banker_total", "natural",
+    "player_pair", "banker_pair", "result" (War), "decision" (a tie stored
+    without a usable decision), "decision_untied" (a decision stored though
+    the first cards did not tie).  The money, ``where`` the bet area or pay:
+    "area" (no bet area of the game), "stake" (not a whole number of units),
+    "pay_unknown" (a War pay the game does not have), "pay" (a multiplier the
+    round needs is no number), "raise" (the War raise staked; ``where`` is
+    the tie decision that needs ``derived``, "" without a tie), "return".
+    The cards: "card" (``where`` is its 1-based position) and "card_count".
     """
 
     what: str
@@ -124,24 +149,32 @@ class RoundCheck:
 def check_round(stored: StoredRound) -> RoundCheck:
     """Deal the round again from its revealed seeds and compare it with ``stored``.
 
-    Differences come in the order a reader checks them: the seed's hash, the
-    result and the facts of the deal, the returns, then card by card.  The
+    As strict as the round page's two verifiers (static/js/verify.js and the
+    Python snippet, templates/fair/verify_snippet.txt): differences come in
+    the order a reader checks them: the seed's hash, the round's inputs, the
+    result and the facts of the deal, the money, then card by card.  The
     caller must not check an open round (its seed is still secret).
     """
+    seed_hex = stored.server_seed
+    if not isinstance(seed_hex, str) or not seed_hex.strip():
+        return RoundCheck([Difference("server_seed", seed_hex)], [], "", "")
     try:
-        seed = seed_bytes(stored.server_seed)
+        seed = seed_bytes(seed_hex)
     except ValueError:
-        return RoundCheck([Difference("server_seed")], [], "", "")
+        return RoundCheck([Difference("server_seed", seed_hex)], [], "", "")
     differences: list[Difference] = []
     derived_hash = server_seed_hash(seed)
     if derived_hash != stored.server_seed_hash:
         differences.append(Difference("server_seed_hash", stored.server_seed_hash, derived_hash))
-    shoe = derive_shoe(stored.server_seed, stored.client_seed, stored.nonce, stored.decks)
-    pays = decimal_pays(stored.pays, skip_invalid=True)
+    # Inputs no table could have dealt from: nothing to shuffle.
+    unusable = _unusable_input(stored)
+    if unusable is not None:
+        return RoundCheck([*differences, unusable], [], derived_hash, "")
+    shoe = derive_shoe(seed_hex, stored.client_seed, stored.nonce, stored.decks)
     if stored.game == "baccarat":
-        expected, derived_result, found = _check_coup(stored, shoe, pays)
+        expected, derived_result, found = _check_coup(stored, shoe)
     else:
-        expected, derived_result, found = _check_war(stored, shoe, pays)
+        expected, derived_result, found = _check_war(stored, shoe)
     differences += found
     cards = [str(c) for c in stored.cards]
     # A void round may have stopped part-way: its cards are a prefix of the deal.
@@ -155,8 +188,25 @@ def check_round(stored: StoredRound) -> RoundCheck:
     return RoundCheck(differences, expected, derived_hash, derived_result)
 
 
+def _unusable_input(stored: StoredRound) -> Difference | None:
+    if stored.game not in GAMES:
+        return Difference("game", stored.game)
+    if not isinstance(stored.client_seed, str):
+        return Difference("client_seed", stored.client_seed)
+    if not _is_units(stored.nonce):
+        return Difference("nonce", stored.nonce)
+    if not _is_units(stored.decks) or not 1 <= stored.decks <= MAX_DECKS:
+        return Difference("decks", stored.decks)
+    return None
+
+
+def _is_units(value: object) -> bool:
+    """A whole number of at least 0 (a stake, a nonce): not a bool, a float or text."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _check_coup(
-    stored: StoredRound, shoe: Sequence[Card], pays: Mapping[str, Decimal]
+    stored: StoredRound, shoe: Sequence[Card]
 ) -> tuple[list[str], str, list[Difference]]:
     coup = play_coup(shoe)
     expected = [str(c) for c in coup.cards_in_deal_order]
@@ -174,52 +224,135 @@ def _check_coup(
         )
         if was is not None and was != derived
     ]
-    try:
-        derived_returns = settle(coup, stored.bets or {}, pays)
-    except (ValueError, KeyError, TypeError):
-        derived_returns = None
-    found += _check_returns(stored.returns or {}, derived_returns)
+    bets = stored.bets or {}
+    bad_bets = _bad_bets(bets, BACCARAT_AREAS)
+    found += bad_bets
+    if bad_bets:
+        return expected, coup.winner, found
+    won = {"player": False, "banker": False, "tie": False, coup.winner: True}
+    won |= {"player_pair": coup.player_pair, "banker_pair": coup.banker_pair}
+    needed = [area for area, stake in bets.items() if stake and won[area]]
+    pays, bad_pays = _multipliers(stored.pays or {}, BACCARAT_AREAS, needed)
+    found += bad_pays
+    if not bad_pays:
+        found += _check_returns(stored.returns or {}, settle(coup, bets, pays))
     return expected, coup.winner, found
 
 
 def _check_war(
-    stored: StoredRound, shoe: Sequence[Card], pays: Mapping[str, Decimal]
+    stored: StoredRound, shoe: Sequence[Card]
 ) -> tuple[list[str], str, list[Difference]]:
     expected = [str(c) for c in shoe[:2]]
+    tied = first_cards_tied(shoe)
+    decision = stored.decision or None
+    found = []
+    if not tied and decision is not None and not stored.void:
+        found.append(Difference("decision_untied", decision))
     try:
-        war = play_war(shoe, stored.decision)
+        war = play_war(shoe, decision)
     except ValueError:
-        return expected, "", [Difference("decision", stored.decision)]
+        # The player's choice is not in the seeds: without it the round
+        # cannot be played on, and a void round may have ended waiting for it.
+        return expected, "", [] if stored.void else [Difference("decision", decision)]
     if war.decision == "war":
         expected = [str(c) for c in shoe[:7]]
     if stored.void:
         return expected, war.result, []
-    found = []
-    if stored.result and stored.result != war.result:
+    if stored.result is not None and stored.result != war.result:
         found.append(Difference("result", stored.result, war.result))
     bets = stored.bets or {}
-    try:
-        derived_returns = settle_war(
-            war, int(bets.get("ante", 0)), int(bets.get("tie_bet", 0)), pays
-        )
-    except (ValueError, KeyError, TypeError):
-        derived_returns = None
-    found += _check_returns(stored.returns or {}, derived_returns)
+    bad = _bad_bets(bets, WAR_BETS)
+    # A pay the stored paytable leaves out is the game's default; one it
+    # names must be one of the game's own.
+    table: dict[str, Any] = dict(DEFAULT_PAYS)
+    for key, value in (stored.pays or {}).items():
+        if key in DEFAULT_PAYS:
+            table[key] = value
+        else:
+            bad.append(Difference("pay_unknown", where=key))
+    found += bad
+    if bad:
+        return expected, war.result, found
+    ante, tie_bet, raised = (int(bets.get(area, 0)) for area in ("ante", "tie_bet", "raise"))
+    # The raise is the ante again, staked only by going to war.
+    raise_needed = ante if war.decision == "war" else 0
+    if raised != raise_needed:
+        found.append(Difference("raise", raised, raise_needed, where=war.decision or ""))
+    needed = WAR_PAYS_MULTIPLIED[war.result] if ante else []
+    if war.tied and tie_bet:
+        needed = [*needed, "tie_bet"]
+    pays, bad_pays = _multipliers(table, DEFAULT_PAYS, needed)
+    found += bad_pays
+    if not bad_pays:
+        found += _check_returns(stored.returns or {}, settle_war(war, ante, tie_bet, pays))
     return expected, war.result, found
 
 
-def _check_returns(
-    stored: Mapping[str, Any], derived: Mapping[str, int] | None
-) -> list[Difference]:
-    if derived is None:
-        return [Difference("returns")]
+def _bad_bets(bets: Mapping[str, Any], areas: Collection[str]) -> list[Difference]:
+    """A bet on no area of the game, or a stake that is no whole number of units."""
+    out = []
+    for area, stake in bets.items():
+        if area not in areas:
+            out.append(Difference("area", where=area))
+        elif not _is_units(stake):
+            out.append(Difference("stake", stake, where=area))
+    return out
+
+
+def _multipliers(
+    pays: Mapping[str, Any], areas: Collection[str], needed: Collection[str]
+) -> tuple[dict[str, Decimal], list[Difference]]:
+    """The paytable as the core's ``settle`` takes it, and a difference for
+    each multiplier ``needed`` (a winning stake's) that is no finite number.
+
+    A multiplier no stake is multiplied by cannot change a return (the two
+    verifiers do not read it either): 0 stands in for it when it is unusable.
+    """
+    out: dict[str, Decimal] = {}
+    bad = []
+    for area in areas:
+        multiplier = _multiplier(pays.get(area))
+        if multiplier is None and area in needed:
+            bad.append(Difference("pay", pays.get(area), where=area))
+        out[area] = Decimal(0) if multiplier is None else multiplier
+    return out, bad
+
+
+def _multiplier(value: object) -> Decimal | None:
+    """A stored multiplier as the exact Decimal ``games.money`` pays with, or
+    None when it is none (missing, a bool, text that is no number, NaN, ∞,
+    an exponent no paytable has)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        multiplier = value if isinstance(value, Decimal) else Decimal(str(value))
+    except InvalidOperation:
+        return None
+    if not multiplier.is_finite() or abs(multiplier.adjusted()) > MAX_PAY_EXPONENT:
+        return None
+    return multiplier
+
+
+def _check_returns(stored: Mapping[str, Any], derived: Mapping[str, int]) -> list[Difference]:
     out = []
     areas = [*stored, *(a for a, v in derived.items() if v and a not in stored)]
     for area in areas:
-        was, back = int(stored.get(area, 0) or 0), int(derived.get(area, 0))
+        was, back = _stored_units(stored.get(area)), int(derived.get(area, 0))
         if was != back:
-            out.append(Difference("return", was, back, where=area))
+            out.append(Difference("return", stored.get(area) if was is None else was, back, area))
     return out
+
+
+def _stored_units(value: object) -> int | None:
+    """A stored return as whole units (missing or empty: 0; None: no whole number)."""
+    if value in (None, False, 0, ""):
+        return 0
+    if isinstance(value, int | str):
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    return None
 
 
 # --- the command line -----------------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from games.display import format_chips
-from games.labels import AREA_LABELS
+from games.labels import AREA_LABELS, WAR_DECISION_LABELS
 from games.models import Game, Round
 from games.selectors.round_facts import result_code
 from games.verify import Difference, StoredRound, check_round
@@ -90,20 +90,60 @@ def _fact_names() -> dict[str, str]:
 
 
 def describe(difference: Difference) -> str:
-    """One difference as the round's page says it."""
+    """One difference as the round's page says it.
+
+    The kinds the browser's verifier also names are said in its words (the
+    same messages, ``games.presenters.fair.verifier_labels``)."""
     d = difference
+    area = AREA_LABELS.get(str(d.where), d.where)
     if d.what == "server_seed":
+        if not d.stored:
+            return _("the server seed is missing")
         return _("the server seed is not hexadecimal")
     if d.what == "server_seed_hash":
+        if not d.stored:
+            return _("the commitment hash is missing")
         return _(
             "server seed hash: committed %(stored)s, but the revealed seed hashes to %(derived)s"
-        ) % {"stored": d.stored or "—", "derived": d.derived}
-    if d.what == "returns":
-        return _("the bets could not be settled again with this paytable")
-    if d.what == "return":
-        return _("return on %(area)s: stored %(stored)s, derived %(derived)s") % {
-            "area": AREA_LABELS.get(str(d.where), d.where),
+        ) % {"stored": d.stored, "derived": d.derived}
+    if d.what == "client_seed":
+        return _("the client seed is missing")
+    if d.what == "game":
+        return _("%(stored)s is not a game this verifier knows") % {"stored": _show(d.stored)}
+    if d.what == "nonce":
+        return _("the nonce %(stored)s is not a whole number") % {"stored": _show(d.stored)}
+    if d.what == "decks":
+        return _("the number of decks %(stored)s is not 1 to 8") % {"stored": _show(d.stored)}
+    if d.what == "decision_untied":
+        return _("tie decision: %(stored)s stored, but the first cards do not tie") % {
+            "stored": _decision(d.stored)
+        }
+    if d.what == "raise":
+        return _("raise: %(stored)s staked, the tie decision %(decision)s needs %(derived)s") % {
             "stored": format_chips(d.stored),
+            "decision": _decision(d.where),
+            "derived": format_chips(d.derived),
+        }
+    if d.what == "area":
+        return _("%(area)s is not a bet area of this game") % {"area": area}
+    if d.what == "stake":
+        return _("the stake on %(area)s is not a whole number of units (%(stored)s)") % {
+            "area": area,
+            "stored": _show(d.stored),
+        }
+    if d.what == "pay_unknown":
+        return _("the paytable names %(area)s, which is no pay of this game") % {"area": area}
+    if d.what == "pay":
+        return _("the paytable has no usable multiplier for %(area)s (%(stored)s)") % {
+            "area": area,
+            "stored": _show(d.stored),
+        }
+    if d.what == "return":
+        # A stored return that is no whole number is shown as it was stored.
+        stored = format_chips(d.stored) if isinstance(d.stored, int) else _show(d.stored)
+        return _("return on %(area)s: stored %(stored)s, derived %(derived)s") % {
+            "area": area,
+            "stored": stored,
             "derived": format_chips(d.derived),
         }
     if d.what == "card":
@@ -119,6 +159,13 @@ def describe(difference: Difference) -> str:
         "stored": _show(d.stored),
         "derived": _show(derived),
     }
+
+
+def _decision(value: object) -> str:
+    """A tie decision as the table's buttons name it ("—": none)."""
+    if not value:
+        return "—"
+    return str(WAR_DECISION_LABELS.get(str(value), value))
 
 
 def _show(value: object) -> str:

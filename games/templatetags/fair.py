@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-import json
+import math
 
 from django import template
 from django.utils.html import json_script
@@ -25,12 +25,25 @@ def round_verify_data(report: RoundReport) -> SafeString:
 
 @register.simple_tag
 def round_snippet(rnd: Round) -> str:
-    """The snippet's text; the page escapes it like any other text."""
+    """The snippet's text, plain (not marked safe): the page escapes it like
+    any other text, so a client seed such as ``</pre><script>`` stays text."""
     return presenter.round_snippet(rnd)
 
 
 @register.filter
 def pyliteral(value: object) -> str:
-    """A string, number or list of strings as a Python literal (JSON's
-    escapes, ASCII only, are Python's too)."""
-    return json.dumps(value, ensure_ascii=True)
+    """A value of the round (None, a bool, a number, a string, or lists and
+    dicts of them) as a Python literal on one line, ASCII only: ``ascii()``
+    escapes quotes, backslashes, line breaks and every non-ASCII character, so
+    no client seed can end the literal or the line it sits on."""
+    if value is None or isinstance(value, bool | int):
+        return repr(value)
+    if isinstance(value, float):
+        # inf and nan have no literal; JSON fields may still hold them.
+        return repr(value) if math.isfinite(value) else f'float("{value}")'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(pyliteral(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = (f"{pyliteral(k)}: {pyliteral(v)}" for k, v in value.items())
+        return "{" + ", ".join(items) + "}"
+    return ascii(str(value))

@@ -1,18 +1,26 @@
 """The JavaScript verifier (static/js/verify.js, WebCrypto) in Chromium: it
 derives the three test vectors of the fairness page exactly, derives typed-in
 seeds (a Japanese client seed included), and on a round's page VERIFY
-recomputes the shoe in the page, with no request to the server, and marks
-each dealt card as matching, or not once a stored card was tampered with."""
+replays the whole round in the page, with no request to the server: it marks
+each dealt card as matching, or not once a stored card was tampered with, and
+names a tampered return or a missing commitment. It says whether this browser
+was shown the round's commitment at a table before the round (commitments.js),
+and a client seed typed to attack the page stays text for the operator."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from playwright.sync_api import expect
 
 from games.fairness_vectors import VECTORS
 from games.models import Profile, Round, Table
+from games.services import baccarat as baccarat_service
 from games.services import war as war_service
+from tests.browser.test_contrast_browser import log_in
 
 pytestmark = pytest.mark.browser
 
@@ -99,3 +107,124 @@ def test_verify_in_the_browser_names_a_tampered_card(page, live_url, orm):
     expect(js_cards.nth(5)).to_have_attribute("data-match", "false")
     expect(js_cards.nth(5)).to_have_attribute("data-derived", rnd.cards[5])
     expect(js_cards.nth(4)).to_have_attribute("data-match", "true")
+
+
+def test_verify_in_the_browser_names_a_tampered_return_and_a_missing_commitment(
+    page, live_url, orm
+):
+    rnd = demo_round(page, live_url)
+    returns = {**rnd.returns, "raise": rnd.returns["raise"] - 1}
+    Round.objects.filter(pk=rnd.pk).update(returns=returns, server_seed_hash="")
+    page.goto(f"{live_url}/history/round/{rnd.pk}/")
+    page.get_by_test_id("verify").click()
+    expect(page.get_by_test_id("verdict")).to_have_text("✘ Does not match")
+    differences = page.get_by_test_id("js-differences").locator("li")
+    expect(differences).to_have_text(
+        [
+            "the commitment hash is missing",
+            "return on RAISE: 19.99 stored, the seeds' game returns 20",
+        ]
+    )
+    expect(page.get_by_test_id("js-hash")).to_have_attribute("data-match", "false")
+    # Every card still matches: what differs is named, nothing else.
+    expect(page.locator("[data-testid=js-card][data-match=false]")).to_have_count(0)
+
+
+def play_at_the_war_table(page, username: str, n: int) -> Round:
+    """Round ``n`` at the table in this browser: deal, surrender a tie, wait for the result."""
+    expect(page.get_by_test_id("war-round")).to_have_attribute("data-status", "empty")
+    page.get_by_test_id("chip-25").click()
+    page.get_by_test_id("btn-deal").click()
+    result, decision = page.get_by_test_id("war-result"), page.get_by_test_id("decision-panel")
+    expect(result.or_(decision)).to_be_visible()
+    if decision.is_visible():
+        expect(page.locator(".htmx-request")).to_have_count(0)
+        page.get_by_test_id("btn-surrender").click()
+        expect(result).to_be_visible()
+    rounds = Round.objects.filter(player__username=username, status=Round.Status.SETTLED)
+    assert rounds.count() == n
+    return rounds.latest("seq")
+
+
+def test_verify_says_whether_this_browser_saw_the_commitment_before_the_round(
+    page, live_url, signed_up, browser, orm
+):
+    page.goto(f"{live_url}/war/casino-war/")
+    shown = page.get_by_test_id("next-seed-hash")  # in a closed <details>: its text, not its look
+    first_hash = shown.text_content()
+    first = play_at_the_war_table(page, signed_up, 1)
+    # The table swaps in the next round's commitment: that one is remembered too.
+    expect(shown).not_to_have_text(first_hash)
+    second_hash = shown.text_content()
+    page.keyboard.press("PageDown")
+    second = play_at_the_war_table(page, signed_up, 2)
+    assert (first.server_seed_hash, second.server_seed_hash) == (first_hash, second_hash)
+    rounds = [first, second]
+
+    page.goto(f"{live_url}/history/round/{rounds[1].pk}/")
+    page.get_by_test_id("verify").click()
+    expect(page.get_by_test_id("verdict")).to_have_text("✔ Matches")
+    seen = page.get_by_test_id("js-commitment")
+    expect(seen).to_have_attribute("data-seen", "before")
+    expect(seen).to_contain_text("This browser was shown this commitment at")
+    expect(seen).to_contain_text("before the round")
+
+    # Another browser (another device) never saw it: the seeds still match,
+    # and the page warns that it cannot tell when the seed was fixed.
+    other = browser.new_context(locale="en-US")
+    try:
+        log_in(other, live_url, rounds[1].player)
+        fresh = other.new_page()
+        fresh.goto(f"{live_url}/history/round/{rounds[1].pk}/")
+        fresh.get_by_test_id("verify").click()
+        expect(fresh.get_by_test_id("verdict")).to_have_text("✔ Matches")
+        never = fresh.get_by_test_id("js-commitment")
+        expect(never).to_have_attribute("data-seen", "never")
+        expect(never).to_contain_text("This browser was never shown this commitment")
+    finally:
+        other.close()
+
+
+def test_a_client_seed_typed_to_attack_the_operator_stays_text_on_the_round_page(
+    page, live_url, signed_up, orm
+):
+    seed = '</pre><meta http-equiv=refresh content="0;url=//evil">'
+    player = get_user_model().objects.get(username=signed_up)
+    baccarat_service.change_client_seed(user=player, client_seed=seed)
+    table = Table.objects.get(slug="baccarat-classic")
+    rnd = baccarat_service.place_bet(user=player, table=table, bets={"banker": 1_000}, slip_key="x")
+    operator = get_user_model().objects.create_user(f"op-{signed_up}", is_staff=True)
+    operator.user_permissions.set(
+        Permission.objects.filter(codename__in=["view_round", "view_user", "view_wallet"])
+    )
+    page.context.clear_cookies()
+    log_in(page.context, live_url, operator)
+    url = f"{live_url}/history/round/{rnd.pk}/"
+    page.goto(url)
+    expect(page.get_by_test_id("round-player")).to_have_text(signed_up)
+    expect(page.get_by_test_id("client-seed")).to_have_text(seed)
+    page.locator(".verify-snippet summary").click()
+    expect(page.get_by_test_id("verify-snippet")).to_contain_text(f"CLIENT_SEED = {ascii(seed)}")
+    assert page.locator("meta[http-equiv]").count() == 0
+    page.wait_for_timeout(1_500)  # a refresh of 0 seconds would have left by now
+    assert page.url == url
+    page.get_by_test_id("verify").click()
+    expect(page.get_by_test_id("verdict")).to_have_text(re.compile("Matches"))
+
+
+def test_the_baccarat_table_remembers_each_commitment_it_shows(page, live_url, signed_up, orm):
+    page.goto(f"{live_url}/baccarat/baccarat-classic/")
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    shown = page.get_by_test_id("seed-hash")
+    first_hash = shown.text_content()
+    remembered = "h => window.CasinoCommitments.seenAt(h)"
+    assert isinstance(page.evaluate(remembered, first_hash), int)
+    page.get_by_test_id("chip-5").click()
+    page.get_by_test_id("area-banker").click()
+    page.get_by_test_id("bet").click()
+    expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done")
+    expect(shown).not_to_have_text(first_hash)
+    second_hash = shown.text_content()
+    assert page.evaluate(remembered, second_hash) >= page.evaluate(remembered, first_hash)
+    rnd = Round.objects.filter(player__username=signed_up).get()
+    assert rnd.server_seed_hash == first_hash

@@ -13,6 +13,7 @@ import pytest
 
 from games.baccarat.rules import Coup
 from games.cards import FairRng, new_shoe, parse_cards, server_seed_hash, shuffle
+from games.money import decimal_pays
 from games.presets import CLASSIC_PAYS, WAR_PAYS
 from games.verify import (
     Difference,
@@ -24,6 +25,7 @@ from games.verify import (
     replay_war,
     report,
 )
+from games.war.rules import first_cards_tied, play_war, settle_war
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED_A = "00" * 32  # client "alice", nonce 0, 8 decks
@@ -158,7 +160,7 @@ WAR = StoredRound(
     nonce=7,
     decks=6,
     pays=WAR_PAYS,
-    bets={"ante": 100},
+    bets={"ante": 100, "raise": 100},
     returns={"ante": 0, "raise": 0, "tie_bet": 0},
     cards=["5C", "5S", "4S", "3H", "4D", "5D", "AD"],
     result="war_lose",
@@ -167,7 +169,7 @@ WAR = StoredRound(
 
 
 def stored_war(**changes: Any) -> StoredRound:
-    """SEED_B's war: a tie (5C 5S), then war lost (5D against AD)."""
+    """SEED_B's war: a tie (5C 5S), 1 chip raised, then war lost (5D against AD)."""
     return replace(WAR, **changes)
 
 
@@ -200,14 +202,14 @@ def test_each_tampered_fact_is_named_with_both_values() -> None:
     ]
 
 
-def test_a_bet_the_paytable_cannot_settle_is_reported_not_raised() -> None:
+def test_a_winning_bet_the_paytable_gives_no_number_for_is_named_not_raised() -> None:
     check = check_round(stored_coup(pays={"player": "two"}))
-    assert check.differences == [Difference("returns")]
+    assert check.differences == [Difference("pay", "two", where="player")]
 
 
 def test_a_seed_that_is_not_hex_stops_the_check() -> None:
     check = check_round(stored_coup(server_seed="not hex"))
-    assert check.differences == [Difference("server_seed")]
+    assert check.differences == [Difference("server_seed", "not hex")]
     assert check.derived_cards == []
 
 
@@ -221,3 +223,116 @@ def test_a_void_round_checks_its_dealt_cards_but_not_its_money() -> None:
     assert check_round(void).matches
     extra_card = stored_coup(void=True, cards=["4D", "3C", "2D", "KS", "KD", "7H"])
     assert check_round(extra_card).differences == [Difference("card_count", 6, 5)]
+
+
+def untied_war(**changes: Any) -> StoredRound:
+    """SEED_B's round at nonce 0 (6 decks), whose first cards do not tie,
+    settled by the core with 1 chip on the ante and 1 on the tie bet."""
+    shoe = derive_shoe(SEED_B, "player-42", 0, 6)
+    assert not first_cards_tied(shoe)
+    war = play_war(shoe, None)
+    back = settle_war(war, 100, 100, decimal_pays(WAR_PAYS))
+    genuine = replace(
+        WAR,
+        nonce=0,
+        bets={"ante": 100, "tie_bet": 100},
+        returns={"ante": back["ante"], "tie_bet": back["tie_bet"]},
+        cards=[str(c) for c in shoe[:2]],
+        result=war.result,
+        decision=None,
+    )
+    return replace(genuine, **changes)
+
+
+def test_a_war_round_that_did_not_tie_matches() -> None:
+    check = check_round(untied_war())
+    assert check.matches, check.differences
+
+
+def test_a_war_multiplier_that_is_no_number_is_named_not_replaced_by_the_default() -> None:
+    # The tie pays 11 by default: a paytable that says "eleven" must not
+    # pass for the default just because the return happens to be 11 times.
+    tie_bonus = stored_war(
+        bets={"ante": 100, "raise": 100, "tie_bet": 100},
+        returns={"ante": 0, "raise": 0, "tie_bet": 1_100},
+        pays={**WAR_PAYS, "tie_bet": "eleven"},
+    )
+    assert check_round(tie_bonus).differences == [Difference("pay", "eleven", where="tie_bet")]
+    assert check_round(replace(tie_bonus, pays=WAR_PAYS)).matches
+
+
+def test_a_war_paytable_naming_a_pay_the_game_has_not_is_named() -> None:
+    check = check_round(stored_war(pays={**WAR_PAYS, "insurance": "3"}))
+    assert check.differences == [Difference("pay_unknown", where="insurance")]
+
+
+def test_a_raise_that_is_not_the_ante_is_named_with_the_decision_it_was_staked_for() -> None:
+    more = check_round(stored_war(bets={"ante": 100, "raise": 200}))
+    assert more.differences == [Difference("raise", 200, 100, where="war")]
+    none = check_round(stored_war(bets={"ante": 100}))
+    assert none.differences == [Difference("raise", 0, 100, where="war")]
+
+
+def test_a_raise_staked_without_a_war_is_named() -> None:
+    surrender = stored_war(
+        decision="surrender",
+        cards=["5C", "5S"],
+        result="surrender",
+        bets={"ante": 100, "raise": 100},
+        returns={"ante": 50},
+    )
+    assert check_round(surrender).differences == [Difference("raise", 100, 0, where="surrender")]
+    untied = untied_war(bets={"ante": 100, "tie_bet": 100, "raise": 100})
+    assert check_round(untied).differences == [Difference("raise", 100, 0)]
+
+
+def test_a_decision_stored_on_a_round_that_did_not_tie_is_named() -> None:
+    check = check_round(untied_war(decision="war"))
+    assert check.differences == [Difference("decision_untied", "war")]
+
+
+def test_a_war_result_stored_empty_is_named() -> None:
+    check = check_round(stored_war(result=""))
+    assert check.differences == [Difference("result", "", "war_lose")]
+
+
+def test_a_void_tie_that_waited_for_its_decision_is_checked_as_far_as_it_was_dealt() -> None:
+    waiting = stored_war(void=True, decision=None, cards=["5C", "5S"], returns={}, result="")
+    assert check_round(waiting).matches, check_round(waiting).differences
+    swapped = replace(waiting, cards=["5S", "5C"])
+    assert check_round(swapped).differences == [
+        Difference("card", "5S", "5C", where=1),
+        Difference("card", "5C", "5S", where=2),
+    ]
+
+
+def test_a_bet_on_no_area_of_the_game_or_a_stake_in_no_whole_units_is_named() -> None:
+    check = check_round(stored_coup(bets={"player": 100, "dragon": 100}))
+    assert check.differences == [Difference("area", where="dragon")]
+    check = check_round(stored_coup(bets={"player": 99.5}))
+    assert check.differences == [Difference("stake", 99.5, where="player")]
+    check = check_round(stored_war(bets={"ante": 100, "raise": True}))
+    assert check.differences == [Difference("stake", True, where="raise")]
+
+
+def test_a_stored_return_that_is_no_number_is_named_as_stored() -> None:
+    check = check_round(stored_coup(returns={"player": "lots"}))
+    assert check.differences == [Difference("return", "lots", 200, where="player")]
+
+
+@pytest.mark.parametrize(
+    ("changes", "difference"),
+    [
+        ({"server_seed": ""}, Difference("server_seed", "")),
+        ({"game": "roulette"}, Difference("game", "roulette")),
+        ({"nonce": -1}, Difference("nonce", -1)),
+        ({"decks": 0}, Difference("decks", 0)),
+        ({"decks": 9}, Difference("decks", 9)),
+    ],
+)
+def test_inputs_no_table_deals_from_are_named_not_raised(
+    changes: dict[str, Any], difference: Difference
+) -> None:
+    check = check_round(stored_coup(**changes))
+    assert check.differences == [difference]
+    assert check.derived_cards == []

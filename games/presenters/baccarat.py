@@ -6,7 +6,6 @@ reveal render."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from django.urls import get_script_prefix
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from games.baccarat.odds import navigator, squeeze_steps
@@ -29,6 +29,7 @@ from games.presenters.common import (
     fragment_memo,
     pay_label,
     render_fragment,
+    script_json,
     settled_kind,
 )
 from games.selectors.roads import RoadWindow
@@ -186,17 +187,16 @@ def area_views(limits: BetLimits, pays: Mapping[str, Any]) -> list[AreaView]:
     ]
 
 
-def slip_limits_json(limits: BetLimits, balance: int) -> str:
+def slip_limits_json(limits: BetLimits, balance: int) -> SafeString:
     """What the browser's bet slip checks each chip against (units); the
     server checks the whole slip again at BET."""
-    return json.dumps(
+    return script_json(
         {
             "areas": {area: [low, high] for area, (low, high) in limits.areas.items()},
             "max_bet": limits.max_bet,
             "step": limits.step,
             "balance": balance,
-        },
-        separators=(",", ":"),
+        }
     )
 
 
@@ -211,15 +211,14 @@ class Rebet:
     twice_capped: bool
 
     @property
-    def json(self) -> str:
-        return json.dumps(
+    def json(self) -> SafeString:
+        return script_json(
             {
                 "once": self.once,
                 "twice": self.twice,
                 "once_capped": self.once_capped,
                 "twice_capped": self.twice_capped,
-            },
-            separators=(",", ":"),
+            }
         )
 
 

@@ -10,6 +10,7 @@ most of its CPU."""
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -26,6 +27,18 @@ from games.cards import Card
 from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 
 CHIP_COLOURS = 8
+# What json_script escapes: "</script>" or "<!--" in a value can never end
+# or change the <script type="application/json"> block it is written into.
+_SCRIPT_JSON_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+
+
+def script_json(value: Any) -> SafeString:
+    """``value`` as compact JSON safe to write inside a script element (the
+    template then needs no ``|safe``)."""
+    text = json.dumps(value, separators=(",", ":")).translate(_SCRIPT_JSON_ESCAPES)
+    return SafeString(text)
+
+
 MULTIPLIERS = (1, 10, 100)  # the chip rack's multiplier button (seed 000)
 
 

@@ -3,16 +3,19 @@ round: a player's rounds (filtered as on the list), and the operators' floor
 export (every player's rounds for a date range, one table or all).
 
 Both go through ``csv_rows``, so they have the same columns and the same
-formula guard, and a round reads the same in either. Rows are read with
-``QuerySet.iterator(chunk_size=...)``: memory stays flat however many rounds
-the range holds. An open round's server seed, returns, result and undealt
-cards stay out, as on its page.
+formula guard (``spreadsheet_text``), and a round reads the same in either.
+Rows are read with ``QuerySet.iterator(chunk_size=...)``: memory stays flat
+however many rounds the range holds. An open round's server seed, returns,
+result and undealt cards stay out, as on its page.
 """
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import re
+import string
+import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -63,9 +66,59 @@ def _areas(amounts: Mapping[str, Any]) -> str:
     return ";".join(f"{area}={_plain_chips(int(v))}" for area, v in (amounts or {}).items())
 
 
-def _cell(text: str) -> str:
-    """Keep a spreadsheet from reading player-chosen text as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+# What makes a spreadsheet read a cell as a formula: = + - @, and ; (a
+# spreadsheet whose list separator is ; splits a comma-separated line at
+# every ; and reads what follows as a new cell). The full-width (＝＋－＠；)
+# and small forms fold to these under NFKC and are guarded too, for any
+# spreadsheet that folds them the same way.
+FORMULA_STARTS = frozenset("=+-@;")
+# Where a spreadsheet may start a new cell inside ours: at a ; (above) or a
+# tab (a file opened as tab-separated text). Only the ones followed by
+# something other than a letter or a digit need a look.
+_CELL_BREAK = re.compile(r"[;\t](?![A-Za-z0-9])")
+# A first character that can never start a formula: the common case, decided
+# without asking unicodedata.
+_PLAIN_STARTS = frozenset(string.ascii_letters + string.digits)
+
+
+def _unseen(char: str) -> bool:
+    """A space of any width (U+3000 too), a control (tab, CR, LF) or an
+    invisible format character (U+202E, U+200B...)."""
+    return unicodedata.category(char)[0] in "CZ"
+
+
+def _formula_at(text: str, start: int) -> bool:
+    """Whether ``text`` from ``start`` on, past any unseen characters, starts
+    with a formula character: spreadsheets trim or skip those first."""
+    for char in text[start:]:
+        if not _unseen(char):
+            return unicodedata.normalize("NFKC", char)[:1] in FORMULA_STARTS
+    return False
+
+
+def _guard_break(match: re.Match[str]) -> str:
+    return match.group() + ("'" if _formula_at(match.string, match.end()) else "")
+
+
+def spreadsheet_text(text: str) -> str:
+    """Text a spreadsheet shows as written, never runs as a formula.
+
+    A cell that starts with a formula character (``FORMULA_STARTS`` or a
+    form of one), or with anything unseen at all, gets a single quote in
+    front: "=1+1" becomes "'=1+1", " =1" becomes "' =1". Where a ; or a tab
+    inside it could start a new cell, that cell is guarded the same way
+    ("a;=1" becomes "a;'=1"). A reader of the file sees the quote.
+
+    The site's own numbers (amounts, ids, nonces) do not come through here:
+    a net of -100 stays the number -100, where a quote would turn it into
+    text that a SUM skips. Every text column does, so a column added later
+    is guarded without anyone remembering to.
+    """
+    inner = _CELL_BREAK.sub(_guard_break, text)
+    first = text[:1]
+    if not first or first in _PLAIN_STARTS:
+        return inner
+    return "'" + inner if _unseen(first) or _formula_at(text, 0) else inner
 
 
 # Read as plain values, not model instances: a round's row needs none of the
@@ -108,9 +161,11 @@ class _Facts:
 def csv_rows(rounds: QuerySet[Round]) -> Iterator[list[str]]:
     """The export's rows (header first), streamed in id order, newest first.
 
-    Amounts are in chips; an open round's server seed and undealt cards stay
-    out, as on its page.
+    Amounts are in chips, written as plain numbers; every text cell goes
+    through ``spreadsheet_text``. An open round's server seed and undealt
+    cards stay out, as on its page.
     """
+    guard = spreadsheet_text
     yield list(CSV_COLUMNS)
     qs = rounds.order_by("-id").values_list(*_FIELDS)
     for (
@@ -139,23 +194,23 @@ def csv_rows(rounds: QuerySet[Round]) -> Iterator[list[str]]:
         revealed = not is_open(facts)
         yield [
             str(pk),
-            created_at.astimezone(dt.UTC).isoformat(),
-            _cell(username),
-            game,
-            table_slug,
+            guard(created_at.astimezone(dt.UTC).isoformat()),
+            guard(username),
+            guard(game),
+            guard(table_slug),
             str(version_number),
-            status,
-            _areas(bets),
-            _areas(returns) if revealed else "",
+            guard(status),
+            guard(_areas(bets)),
+            guard(_areas(returns)) if revealed else "",
             _plain_chips(total_bet),
             _plain_chips(total_return),
             _plain_chips(total_return - total_bet),
-            outcome,
-            result_code(facts) if revealed else "",
-            " ".join(shown_cards(facts)),
-            seed_hash,
-            server_seed if revealed else "",
-            _cell(client_seed),
+            guard(outcome),
+            guard(result_code(facts)) if revealed else "",
+            guard(" ".join(shown_cards(facts))),
+            guard(seed_hash),
+            guard(server_seed) if revealed else "",
+            guard(client_seed),
             str(nonce),
         ]
 

@@ -8,7 +8,7 @@ selectors (CSV), presenters and template tags all write them the same way.
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import re
 
 from games.money import UNITS_PER_CHIP as UNITS_PER_CHIP  # games.models re-exports it
 
@@ -28,24 +28,29 @@ def format_chips(units: int | None) -> str:
     return sign + text
 
 
-def parse_chips(text: str) -> int:
-    """An amount of chips as a bet slip sends it (``10``, ``2.5``), in minor
-    units. ``ValueError`` when it is not one: not a number, not finite, finer
-    than a cent, or beyond any table (more than 10^10 chips either way).
+# An amount as a person types it: ASCII digits, at most one decimal point
+# and two decimals, no sign, exponent or separator. Decimal() alone would
+# take "１０", "1e999999999", "NaN" and " 1 ", and an exponent that large
+# overflows the multiplication by 100 (a 500 instead of a refusal).
+# Ten digits of whole chips are beyond any table and any wallet.
+CHIPS_PATTERN = re.compile(r"(?P<whole>[0-9]{1,10})(?:\.(?P<cents>[0-9]{1,2}))?")
 
-    Only the form is checked: the sign, whole chips and limits are the
-    game's rules, which its service applies with the table at hand.
+
+def parse_chips(text: str) -> int:
+    """An amount of chips as a bet slip or a form sends it (``10``, ``2.5``,
+    ``2.50``), in minor units. ``ValueError`` when it is not one: anything but
+    ASCII digits with at most one decimal point and two decimals (so no
+    sign, exponent, ``NaN``, full-width digit or inner space), or more than
+    ten digits of whole chips. The caller strips the whitespace around it.
+
+    Only the form is checked: zero, whole chips and limits are the game's
+    rules, which its service applies with the table at hand.
     """
-    try:
-        chips = Decimal(text.strip())
-    except InvalidOperation:
-        raise ValueError(f"not an amount of chips: {text!r}") from None
-    if not chips.is_finite():
+    found = CHIPS_PATTERN.fullmatch(text) if isinstance(text, str) else None
+    if found is None:
         raise ValueError(f"not an amount of chips: {text!r}")
-    units = chips * UNITS_PER_CHIP
-    if units != units.to_integral_value() or abs(units) > 10**12:
-        raise ValueError(f"not an amount of chips: {text!r}")
-    return int(units)
+    cents = (found.group("cents") or "").ljust(2, "0")
+    return int(found.group("whole")) * UNITS_PER_CHIP + int(cents)
 
 
 def signed_chips(units: int | None) -> str:

@@ -26,3 +26,11 @@ class BetRefused(GameError):
 
 class TableClosed(GameError):
     code = "closed"
+
+
+class BadAmount(GameError):
+    """A sent amount that is not one (``parse_chips`` refused its form): the
+    table's own pages never send it, so the views answer it as a client
+    error (422), not as a refusal by the rules."""
+
+    code = "amount"

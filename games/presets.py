@@ -95,7 +95,8 @@ WAR: dict[str, Any] = {
     "chips": [1, 5, 25, 100, 500],
     "pays": WAR_PAYS,
     "limits": _limits(ante=(5, 5_000), tie_bet=(1, 500)),
-    "max_bet": 5_500 * UNITS_PER_CHIP,
+    # The MAX BET holds a war's raise too: the top ANTE can still go to war.
+    "max_bet": 10_500 * UNITS_PER_CHIP,
     "squeeze_threshold": 0,
     "decision_timeout": 30,
 }
@@ -116,14 +117,15 @@ DEFAULT_DECKS: dict[str, int] = {"baccarat": CLASSIC["decks"], "war": WAR["decks
 def reachable_max_bet(game: str, limits: dict[str, dict[str, int]]) -> int:
     """The most one legal slip can hold under these limits (units): a MAX BET
     above it could never be reached. Baccarat takes PLAYER or BANKER (never
-    both) with TIE and both PAIRs; War takes the ANTE and the TIE BONUS (a
-    war's raise is not part of the bet placed at DEAL)."""
+    both) with TIE and both PAIRs; War takes the ANTE and the TIE BONUS, and
+    the MAX BET bounds the raise a war stakes too (SPEC section 5), so the
+    top ANTE needs room for twice itself."""
 
     def most(area: str) -> int:
         return int((limits.get(area) or {}).get("max") or 0)
 
     if game == "war":
-        return most("ante") + most("tie_bet")
+        return 2 * most("ante") + most("tie_bet")
     return (
         max(most("player"), most("banker"))
         + most("tie")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any, cast
 
@@ -30,6 +31,27 @@ from games.selectors.dashboard import LIMIT_AREAS, PAY_KEYS, LivePaytable, live_
 from games.services.tables import table_snapshot
 
 LIVE_RTP_TEMPLATE = "admin/games/table/change_form.html"
+# What an operator types as a number: ASCII digits and at most one point.
+# Django's DecimalField and IntegerField also take full-width digits (１０),
+# exponents (1e3) and the like through Python's Decimal and int.
+_PLAIN_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?|\.[0-9]+")
+_PLAIN_WHOLE = re.compile(r"[0-9]+")
+
+
+class PlainDecimalField(forms.DecimalField):
+    def to_python(self, value: Any) -> Decimal | None:  # type: ignore[override]
+        if value not in self.empty_values and not _PLAIN_DECIMAL.fullmatch(str(value).strip()):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
+class PlainIntegerField(forms.IntegerField):
+    def to_python(self, value: Any) -> int | None:
+        if value not in self.empty_values and not _PLAIN_WHOLE.fullmatch(str(value).strip()):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
 # "Start from preset": the short names are games.presets.TABLE_PRESETS's.
 PRESET_LABELS = {
     "social": _("Social (1 deck: TIE x8, PAIRS x10)"),
@@ -87,12 +109,12 @@ class TableForm(forms.ModelForm):
             "takes the preset's value when saved."
         ),
     )
-    decks = forms.IntegerField(label=_("Decks"), min_value=1, max_value=8)
+    decks = PlainIntegerField(label=_("Decks"), min_value=1, max_value=8)
     chips = forms.CharField(
         label=_("Chip values (chips)"),
         help_text=_("Comma-separated, in chips: e.g. 0.1, 0.5, 1, 5, 25, 100."),
     )
-    max_bet = forms.DecimalField(
+    max_bet = PlainDecimalField(
         label=_("MAX BET per round (chips)"),
         min_value=Decimal("0.01"),
         max_digits=14,
@@ -269,7 +291,7 @@ def initial_from_table(table: Table) -> dict[str, Any]:
 
 def _chips_field() -> forms.DecimalField:
     """An amount in chips, cents allowed (the Classic table takes 0.10 bets)."""
-    return forms.DecimalField(min_value=Decimal("0.01"), max_digits=14, decimal_places=2)
+    return PlainDecimalField(min_value=Decimal("0.01"), max_digits=14, decimal_places=2)
 
 
 def _make_table_form(game: str) -> type[TableForm]:
@@ -277,7 +299,7 @@ def _make_table_form(game: str) -> type[TableForm]:
     # Each game edits only the settings it uses: a field on the form but not
     # on the page would be "required" and never posted.
     if game == Game.BACCARAT:
-        attrs["squeeze_threshold"] = forms.DecimalField(
+        attrs["squeeze_threshold"] = PlainDecimalField(
             label=_("Squeeze threshold (chips)"),
             min_value=0,
             max_digits=14,
@@ -285,13 +307,13 @@ def _make_table_form(game: str) -> type[TableForm]:
             help_text=_("A round's total bet from which the squeeze is unlocked."),
         )
     else:
-        attrs["decision_timeout"] = forms.IntegerField(
+        attrs["decision_timeout"] = PlainIntegerField(
             label=_("War decision timeout (seconds)"), min_value=5, max_value=3600
         )
     own = "squeeze_threshold" if game == Game.BACCARAT else "decision_timeout"
     attrs["Meta"] = type("Meta", (TableForm.Meta,), {"fields": (*TableForm.Meta.fields, own)})
     for key in PAY_KEYS[game]:
-        attrs[f"pay_{key}"] = forms.DecimalField(
+        attrs[f"pay_{key}"] = PlainDecimalField(
             min_value=0, max_digits=9, decimal_places=4, required=False, widget=PayInput
         )
     for area in LIMIT_AREAS[game]:

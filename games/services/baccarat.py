@@ -22,14 +22,12 @@ from django.utils.translation import gettext as _
 from games.baccarat.odds import rtp
 from games.baccarat.rules import AREAS, Coup, play_coup, settle
 from games.cards import FairRng, new_shoe, shuffle
-from games.display import format_chips
-from games.errors import BetRefused, GameError, InsufficientChips
-from games.labels import AREA_LABELS
-from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Profile, Round, Table, TableVersion
-from games.money import bet_step, decimal_pays
+from games.errors import GameError
+from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
+from games.money import decimal_pays
 from games.services import rounds
 from games.services.push import baccarat_group, push
-from games.services.rounds import round_max_bet
+from games.services.rounds import BetLimits
 from games.services.wallet import Posting
 
 SIDES = ("player", "banker")
@@ -45,22 +43,6 @@ reveal_group = baccarat_group  # the name the consumer and the tests use
 # --------------------------------------------------------------------- limits
 
 
-@dataclass(frozen=True)
-class BetLimits:
-    """What one round may hold, in units: per-area MIN/MAX and the round's MAX BET."""
-
-    areas: Mapping[str, tuple[int, int]]  # area -> (min, max); only the areas offered
-    max_bet: int
-    personal: bool  # the MAX BET is the player's own lower limit
-    step: int = UNITS_PER_CHIP  # every stake is a multiple of this (the table's smallest chip)
-
-    def area_min(self, area: str) -> int:
-        return self.areas[area][0]
-
-    def area_max(self, area: str) -> int:
-        return self.areas[area][1]
-
-
 def bet_limits(
     *,
     user: User,
@@ -68,114 +50,18 @@ def bet_limits(
     profile: Profile | None = None,
     chips: Sequence[Any] = (),
 ) -> BetLimits:
-    """The limits of a round played now under ``version`` by ``user``
-    (``profile``: the player's, when the caller has read it already) at a
-    table with these ``chips`` (their values set the step of a stake).
-
-    An area is offered when the paytable pays it; a missing limit falls back
-    to one chip and the round's MAX BET.
-    """
-    max_bet, personal = round_max_bet(user, version, profile)
-    areas: dict[str, tuple[int, int]] = {}
-    for area in AREAS:
-        if area not in version.pays:
-            continue
-        limit = version.limits.get(area) or {}
-        areas[area] = (
-            int(limit.get("min") or UNITS_PER_CHIP),
-            int(limit.get("max") or version.max_bet),
-        )
-    return BetLimits(areas=areas, max_bet=max_bet, personal=personal, step=bet_step(chips))
-
-
-def _label(area: str) -> str:
-    return str(AREA_LABELS.get(area, area))
-
-
-def _check_area(area: str, limits: BetLimits) -> None:
-    if area not in limits.areas:
-        raise BetRefused(_("There is no %(area)s bet at this table.") % {"area": area})
-
-
-def _max_bet_refusal(limits: BetLimits) -> BetRefused:
-    amount = format_chips(limits.max_bet)
-    if limits.personal:
-        return BetRefused(
-            _("Your personal max bet is %(max)s chips per round.") % {"max": amount},
-            code="max_bet",
-        )
-    return BetRefused(
-        _("The MAX BET for one round is %(max)s chips.") % {"max": amount}, code="max_bet"
-    )
-
-
-def _area_max_refusal(area: str, high: int) -> BetRefused:
-    return BetRefused(
-        _("The maximum bet on %(area)s is %(max)s chips.")
-        % {"area": _label(area), "max": format_chips(high)},
-        code="area_max",
-    )
-
-
-def _balance_refusal(total: int, balance: int) -> InsufficientChips:
-    return InsufficientChips(
-        _("Not enough chips: this bet needs %(total)s and your balance is %(balance)s.")
-        % {"total": format_chips(total), "balance": format_chips(balance)}
-    )
-
-
-def _step_refusal(step: int) -> BetRefused:
-    if step == UNITS_PER_CHIP:
-        return BetRefused(_("Bets are made in whole chips."), code="chips")
-    return BetRefused(
-        _("Bets are made in steps of %(step)s chips.") % {"step": format_chips(step)},
-        code="chips",
-    )
-
-
-def _both_sides_refusal() -> BetRefused:
-    return BetRefused(
-        _("PLAYER and BANKER cannot both be bet in the same round."), code="both_sides"
+    """The limits of a Baccarat round played now under ``version`` by
+    ``user`` at a table with these ``chips`` (``rounds.bet_limits``):
+    PLAYER and BANKER never both."""
+    return rounds.bet_limits(
+        user=user, version=version, areas=AREAS, profile=profile, chips=chips, exclusive=SIDES
     )
 
 
 def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> dict[str, int]:
-    """Validate a whole slip at BET; return the stakes (areas with chips only).
-
-    Raises ``BetRefused`` / ``InsufficientChips`` with the first problem found.
-    """
-    stakes: dict[str, int] = {}
-    for area, amount in bets.items():
-        _check_area(area, limits)
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-            raise _step_refusal(limits.step)
-        if amount % limits.step:
-            raise _step_refusal(limits.step)
-        if amount:
-            stakes[area] = amount
-    if not stakes:
-        raise BetRefused(_("Place at least one chip on a bet area."), code="empty")
-    if stakes.get("player") and stakes.get("banker"):
-        raise _both_sides_refusal()
-    for area in AREAS:  # a stable order, so the message does not depend on the dict
-        if area not in stakes:
-            continue
-        amount = stakes[area]
-        low, high = limits.areas[area]
-        if amount < low:
-            raise BetRefused(
-                _("The minimum bet on %(area)s is %(min)s chips.")
-                % {"area": _label(area), "min": format_chips(low)},
-                code="area_min",
-            )
-        if amount > high:
-            raise _area_max_refusal(area, high)
-    total = sum(stakes.values())
-    if total > limits.max_bet:
-        raise _max_bet_refusal(limits)
-    if total > balance:
-        raise _balance_refusal(total, balance)
-    return stakes
+    """A whole slip at BET through the one bet check (``rounds.check_bets``);
+    the stakes (areas with chips only)."""
+    return rounds.check_bets(bets=bets, limits=limits, balance=balance).stakes
 
 
 def fit_bets(

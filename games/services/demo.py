@@ -10,7 +10,8 @@ so ``audit_ledger`` checks demo wallets like any other.
 Starting demos is throttled per client address (``demo_start_wait``, the
 counter of casino/throttle.py with a budget per hour), and a demo is deleted
 with everything it played a day after its last use (``delete_stale_demos``,
-run by ``manage.py cleanup_demo`` at start-up).
+run by ``manage.py cleanup_demo`` at start-up), unless the audit log names
+it: an audit entry never points at nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
-from django.db.models import DateTimeField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import CharField, DateTimeField, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -30,7 +32,7 @@ from django.utils.translation import gettext_lazy
 from casino.throttle import count_in_window
 from games.display import format_chips
 from games.errors import GameError
-from games.models import UNITS_PER_CHIP, LedgerEntry, Profile, Round, Wallet
+from games.models import UNITS_PER_CHIP, AuditEntry, LedgerEntry, Profile, Round, Wallet
 from games.services.wallet import Posting, new_client_seed, new_server_seed_hex, post
 
 DEMO_CHIPS = 10_000
@@ -133,7 +135,24 @@ def refill(*, user: AbstractBaseUser) -> int:
 # --- clean-up ------------------------------------------------------------------------
 
 
-def stale_demos(*, now: dt.datetime | None = None) -> QuerySet[User]:
+def named_by_audit() -> Q:
+    """Users the audit log names, as the account (``player``), through their
+    wallet (an operator's adjustment names the ``wallet``) or as the one who
+    acted. Their rows stay: an audit entry never points at nothing."""
+    audit = AuditEntry.objects.all()
+    as_text: CharField[str, str] = CharField(max_length=40)
+    return (
+        Q(Exists(audit.filter(object_type="player", object_id=Cast(OuterRef("pk"), as_text))))
+        | Q(
+            Exists(
+                audit.filter(object_type="wallet", object_id=Cast(OuterRef("wallet__pk"), as_text))
+            )
+        )
+        | Q(Exists(audit.filter(actor=OuterRef("pk"))))
+    )
+
+
+def idle_demos(*, now: dt.datetime | None = None) -> QuerySet[User]:
     """Demo users not used since ``DEMO_IDLE`` ago: no login, round or ledger
     row (a refill) since then."""
     cutoff = (now or timezone.now()) - DEMO_IDLE
@@ -153,30 +172,41 @@ def stale_demos(*, now: dt.datetime | None = None) -> QuerySet[User]:
     )
 
 
+def stale_demos(*, now: dt.datetime | None = None) -> QuerySet[User]:
+    """The idle demos that can go: those the audit log does not name."""
+    return idle_demos(now=now).exclude(named_by_audit())
+
+
 @dataclass(frozen=True)
 class Cleanup:
     users: int
     rounds: int
     entries: int
+    kept: int = 0  # idle demos kept because the audit log names them
 
 
 def delete_stale_demos(*, now: dt.datetime | None = None, batch: int = 500) -> Cleanup:
     """Delete stale demo accounts with their profile, wallet, ledger rows and
-    rounds; nothing of any other account. Ledger rows are append-only for
-    real money; a demo's go with the demo, by a queryset delete (which does
-    not call ``LedgerEntry.delete``)."""
+    rounds; nothing of any other account, and nothing the audit log names
+    (such a demo is kept whole, so its wallet still equals its ledger).
+    Ledger rows are append-only for real money; a demo's go with the demo,
+    by a queryset delete (which does not call ``LedgerEntry.delete``)."""
     ids = list(stale_demos(now=now).values_list("pk", flat=True))
+    kept = idle_demos(now=now).filter(named_by_audit()).count()
     users = rounds = entries = 0
     for start in range(0, len(ids), batch):
         chunk = ids[start : start + batch]
         with transaction.atomic():
-            # Again inside the transaction: only demo users, whatever happened meanwhile.
+            # Again inside the transaction: only demo users the audit log
+            # does not name, whatever happened meanwhile.
             chunk = list(
-                User.objects.filter(pk__in=chunk, profile__demo=True).values_list("pk", flat=True)
+                User.objects.filter(pk__in=chunk, profile__demo=True)
+                .exclude(named_by_audit())
+                .values_list("pk", flat=True)
             )
             entries += LedgerEntry.objects.filter(wallet__user_id__in=chunk).delete()[0]
             rounds += Round.objects.filter(player_id__in=chunk).delete()[0]
             Wallet.objects.filter(user_id__in=chunk).delete()
             Profile.objects.filter(user_id__in=chunk).delete()
             users += User.objects.filter(pk__in=chunk).delete()[1].get("auth.User", 0)
-    return Cleanup(users=users, rounds=rounds, entries=entries)
+    return Cleanup(users=users, rounds=rounds, entries=entries, kept=kept)

@@ -2,11 +2,12 @@
 reason, deactivate the account (it can no longer log in; its sessions and
 sockets end) and reactivate it. Each is one transaction with its audit row.
 
-Deactivation saves the user's ``is_active``; ``casino.sockets`` watches that
-save and, once the transaction commits, sends ``session.end`` to the player's
-socket group on every worker, so their open tables close at once. Their HTTP
-sessions end with it: Django's ModelBackend refuses an inactive user, so the
-next request from any of their browsers is anonymous.
+Deactivation and reactivation are account changes like any other and go
+through ``games.services.staff``, which says who may make them. The save of
+the user's ``is_active`` is watched by ``casino.sockets``: in the same
+transaction every session of the account is deleted, and once it commits
+``session.end`` goes to the player's socket group on every worker, so their
+open tables close at once and a reactivated account starts from a new login.
 """
 
 from __future__ import annotations
@@ -17,15 +18,21 @@ from django.utils.translation import gettext as _
 
 from games.display import format_chips
 from games.errors import GameError
-from games.models import AuditEntry, Wallet
-from games.services.wallet import adjust_balance
+from games.models import Wallet
+from games.services.staff import DEACTIVATE, REACTIVATE, set_account_active
+from games.services.wallet import adjust_balance, refuse_demo_wallet
 
-DEACTIVATE = "player.deactivate"
-REACTIVATE = "player.reactivate"
+__all__ = ["DEACTIVATE", "REACTIVATE", "check_adjustment", "do_adjustments", "set_player_active"]
 
 
-def check_adjustment(*, wallet: Wallet, amount: int) -> None:
-    """Refuse a debit larger than the player's balance, naming both."""
+def check_adjustment(*, wallet: Wallet, amount: int = 0) -> None:
+    """Refuse a demo wallet (whatever the amount), and a debit larger than
+    the player's balance, naming both.
+
+    Demo chips are the visitor's to refill; and a demo is deleted a day after
+    its last use, which would leave the adjustment's audit entry naming
+    nothing (``services.demo.delete_stale_demos`` keeps such a demo)."""
+    refuse_demo_wallet(wallet)
     if amount < 0 and -amount > wallet.balance:
         raise GameError(
             _(
@@ -58,52 +65,10 @@ def do_adjustments(*, wallet_ids: list[int], amount: int, reason: str, actor: Us
     return wallets
 
 
-def _check_reason(reason: str) -> str:
-    reason = (reason or "").strip()
-    if not reason:
-        raise GameError(_("Give a reason: the audit log records it."), code="reason")
-    return reason[:255]
-
-
-def check_set_active(*, player: User, active: bool, actor: User) -> None:
-    """Refuse what would lock the operator out or change nothing."""
-    if player.is_active == active:
-        raise GameError(
-            (
-                _("%(player)s is already active. Nothing was changed.")
-                if active
-                else _("%(player)s is already deactivated. Nothing was changed.")
-            )
-            % {"player": player.get_username()},
-            code="unchanged",
-        )
-    if not active and player.pk == actor.pk:
-        raise GameError(_("You cannot deactivate your own account."), code="self")
-    if player.is_superuser and not actor.is_superuser:
-        raise GameError(
-            _("Only a superuser can change a superuser's account. Nothing was changed."),
-            code="superuser",
-        )
-
-
-@transaction.atomic
 def set_player_active(*, player: User, active: bool, reason: str, actor: User) -> User:
     """Deactivate (``active=False``) or reactivate a player, with a reason in
-    the audit log. Deactivating ends their sessions and closes their sockets
-    (see the module docstring)."""
-    reason = _check_reason(reason)
-    locked = User.objects.select_for_update().get(pk=player.pk)
-    check_set_active(player=locked, active=active, actor=actor)
-    locked.is_active = active
-    locked.save(update_fields=["is_active"])
-    AuditEntry.objects.create(
-        actor=actor,
-        action=REACTIVATE if active else DEACTIVATE,
-        object_type="player",
-        object_id=str(locked.pk),
-        object_repr=locked.get_username()[:200],
-        before={"is_active": not active},
-        after={"is_active": active, "reason": reason},
-    )
-    player.is_active = active
-    return locked
+    the audit log (``games.services.staff.set_account_active``: the same
+    rules as every account change)."""
+    changed = set_account_active(actor=actor, account=player, active=active, reason=reason)
+    player.is_active = changed.is_active
+    return changed

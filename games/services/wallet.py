@@ -181,6 +181,21 @@ def claim_daily_topup(*, user: User, today: dt.date | None = None) -> int:
     )
 
 
+def refuse_demo_wallet(wallet: Wallet) -> None:
+    """Operators never adjust demo chips: they are the visitor's to refill,
+    and a demo is deleted a day after its last use, which would leave the
+    adjustment's audit entry naming nothing."""
+    if Profile.objects.filter(user_id=wallet.user_id, demo=True).exists():
+        raise GameError(
+            _(
+                "%(player)s is a demo account: its demo chips are not adjusted by operators. "
+                "Nothing was changed."
+            )
+            % {"player": wallet.user},
+            code="demo",
+        )
+
+
 @transaction.atomic
 def adjust_balance(*, user: User, amount: int, reason: str, actor: User) -> int:
     """An operator's credit (amount > 0) or debit (amount < 0) with a reason."""
@@ -190,6 +205,7 @@ def adjust_balance(*, user: User, amount: int, reason: str, actor: User) -> int:
     if amount == 0:
         raise GameError(_("An adjustment needs a non-zero amount."), code="amount")
     wallet = Wallet.objects.select_for_update().get(user=user)
+    refuse_demo_wallet(wallet)
     before = wallet.balance
     after = post(
         wallet_id=wallet.pk,

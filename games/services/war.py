@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,9 +34,9 @@ from django.utils.translation import gettext as _
 from games.cards import Card
 from games.display import format_chips
 from games.errors import BetRefused, GameError, InsufficientChips
-from games.labels import AREA_LABELS
-from games.models import UNITS_PER_CHIP, Game, LedgerEntry, Profile, Round, Table, TableVersion
+from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
+from games.presets import WAR_AREAS
 from games.services import rounds
 from games.services.push import push, war_group
 from games.services.wallet import Posting, post
@@ -98,75 +99,34 @@ def _chips(units: int) -> str:
     return format_chips(units)
 
 
-def check_bet(
+def bet_limits(
     *,
     user: User,
     version: TableVersion,
-    ante: int,
-    tie_bet: int,
-    balance: int,
     profile: Profile | None = None,
-) -> WarBet:
-    """Validate a DEAL against the version's limits, the round's max bet
-    (the player's personal max bet when it is lower; ``profile``, the
-    player's when the caller has it) and the balance.
+    chips: Sequence[Any] = (),
+) -> rounds.BetLimits:
+    """The limits of a War round played now under ``version`` by ``user``
+    (``rounds.bet_limits``): an ANTE is required and raised to the table
+    minimum when under it (seed 004), and the MAX BET, the table's or the
+    player's own, bounds the ante, the tie bet and the raise a war would
+    stake (SPEC section 5)."""
+    return rounds.bet_limits(
+        user=user,
+        version=version,
+        areas=WAR_AREAS,
+        profile=profile,
+        chips=chips,
+        required="ante",
+        raised_to_min=frozenset({"ante"}),
+        staked_again="ante",
+    )
 
-    An ante under the table minimum is raised to it (seed 004); anything
-    else out of bounds is refused with a message and nothing changes.
-    """
-    for stake in (ante, tie_bet):
-        if not isinstance(stake, int) or isinstance(stake, bool):
-            raise BetRefused(_("Bets are whole numbers of chips."))
-        if stake < 0:
-            raise BetRefused(_("A bet cannot be negative."))
-        if stake % UNITS_PER_CHIP:
-            raise BetRefused(_("Bets are whole numbers of chips."))
-    if ante == 0:
-        raise BetRefused(_("Place an ante to deal."))
 
-    limits = version.limits or {}
-    ante_limit = limits.get("ante", {})
-    raised_from = None
-    ante_min = int(ante_limit.get("min", 0))
-    if ante < ante_min:
-        raised_from, ante = ante, ante_min
-    ante_max = ante_limit.get("max")
-    if ante_max is not None and ante > int(ante_max):
-        raise BetRefused(
-            _("The most you can bet on %(area)s is %(max)s.")
-            % {"area": AREA_LABELS["ante"], "max": _chips(int(ante_max))}
-        )
-    if tie_bet:
-        tie_limit = limits.get("tie_bet", {})
-        if tie_bet < int(tie_limit.get("min", 0)):
-            raise BetRefused(
-                _("The least you can bet on %(area)s is %(min)s.")
-                % {"area": AREA_LABELS["tie_bet"], "min": _chips(int(tie_limit["min"]))}
-            )
-        if tie_limit.get("max") is not None and tie_bet > int(tie_limit["max"]):
-            raise BetRefused(
-                _("The most you can bet on %(area)s is %(max)s.")
-                % {"area": AREA_LABELS["tie_bet"], "max": _chips(int(tie_limit["max"]))}
-            )
-
-    total = ante + tie_bet
-    limit, personal = rounds.round_max_bet(user, version, profile)
-    if total > limit:
-        if personal:
-            raise BetRefused(
-                _("Your personal max bet is %(max)s per round.") % {"max": _chips(limit)},
-                code="personal_max",
-            )
-        raise BetRefused(
-            _("The table's MAX BET is %(max)s per round.") % {"max": _chips(limit)},
-            code="max_bet",
-        )
-    if total > balance:
-        raise InsufficientChips(
-            _("Not enough chips: this bet needs %(bet)s and you have %(balance)s.")
-            % {"bet": _chips(total), "balance": _chips(balance)}
-        )
-    return WarBet(ante=ante, tie_bet=tie_bet, raised_from=raised_from)
+def largest_war_ante(limits: rounds.BetLimits, *, tie_bet: int = 0) -> int:
+    """The largest ante that can still go to war beside ``tie_bet`` (0 when
+    none can): what the table says at the bet."""
+    return limits.largest_staked_again({"tie_bet": tie_bet})
 
 
 def _notify(user_id: int, table_slug: str) -> None:
@@ -222,13 +182,14 @@ class WarDealer:
             raise GameError(
                 _("Finish your war decision first: WAR or SURRENDER."), code="open_round"
             )
-        return check_bet(
-            user=user,
-            version=version,
-            ante=self.ante,
-            tie_bet=self.tie_bet,
-            balance=balance,
-            profile=profile,
+        limits = bet_limits(user=user, version=version, profile=profile, chips=table.chips)
+        checked = rounds.check_bets(
+            bets={"ante": self.ante, "tie_bet": self.tie_bet}, limits=limits, balance=balance
+        )
+        return WarBet(
+            ante=checked.stakes["ante"],
+            tie_bet=checked.stakes.get("tie_bet", 0),
+            raised_from=checked.raised_from.get("ante"),
         )
 
     def deal(

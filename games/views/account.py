@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile
 from games.services import account as account_service
+from games.views.amounts import WholeChipsField
 from games.views.demo import not_in_demo
 from games.views.requests import PlayerRequest
 
@@ -48,10 +49,12 @@ class PinForm(forms.Form):
 
 
 class MaxBetForm(forms.Form):
-    max_bet = forms.IntegerField(
+    # ASCII digits only: IntegerField would take "１０" or "1e3" (games.views.amounts).
+    max_bet = WholeChipsField(
         label=gettext_lazy("Personal max bet per round (chips)"),
         required=False,
-        min_value=1,
+        min_units=UNITS_PER_CHIP,
+        widget=forms.NumberInput(attrs={"min": "1", "step": "1"}),
         help_text=gettext_lazy("Leave empty to remove your personal limit."),
     )
     pin = forms.CharField(

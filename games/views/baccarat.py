@@ -24,8 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.baccarat.rules import AREAS
-from games.display import parse_chips
-from games.errors import BetRefused, GameError
+from games.errors import BadAmount, GameError
 from games.models import Profile, Table
 from games.presenters import baccarat as presenter
 from games.presenters import table_history as table_history_presenter
@@ -37,6 +36,7 @@ from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
 from games.services.rounds import current_version, require_open
 from games.views import squeeze as squeeze_state
+from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page
 from games.views.requests import PlayerRequest
 
 logger = logging.getLogger(__name__)
@@ -95,27 +95,30 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
 def parse_slip(request: PlayerRequest) -> dict[str, int]:
     """The slip BET sends: chips per area (``player=10``, ``tie=2.5``), as units.
 
-    Only the amount's form is checked here; what the table allows (areas,
-    whole chips, limits, balance) is the service's to say.
+    Only the amount's form is checked here (``BadAmount`` when one is not an
+    amount); what the table allows (areas, whole chips, limits, balance) is
+    the service's to say.
     """
-    bets: dict[str, int] = {}
-    for area in AREAS:
-        raw = (request.POST.get(area) or "").strip()
-        if not raw:
-            continue
-        try:
-            bets[area] = parse_chips(raw)
-        except ValueError:
-            raise BetRefused(_("Bets are amounts of chips."), code="chips") from None
-    return bets
+    return {
+        area: bet_amount(request.POST.get(area))
+        for area in AREAS
+        if (request.POST.get(area) or "").strip()
+    }
 
 
-def _refused(request: PlayerRequest, table: Table, message: str) -> HttpResponse:
-    """A refused BET: the slip stays in the browser to be fixed; the message says why."""
+def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> HttpResponse:
+    """A refused BET: the slip stays in the browser to be fixed; the message
+    says why. An amount that is not one (only a forged or hand-edited request
+    sends it) is a client error (``BAD_AMOUNT_STATUS``)."""
+    message = exc.message if isinstance(exc, GameError) else exc
+    status = BAD_AMOUNT_STATUS if isinstance(exc, BadAmount) else 200
     if not request.htmx:
+        if status != 200:
+            return refused_page(request, message, back=table.get_absolute_url())
         messages.error(request, message)
         return redirect(table.get_absolute_url())
-    return HttpResponse(presenter.fragment("slip_msg", {"error": message, "oob": True}))
+    fragment = presenter.fragment("slip_msg", {"error": message, "oob": True})
+    return HttpResponse(fragment, status=status)
 
 
 @login_required
@@ -133,7 +136,7 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
             squeeze=squeeze_state.wish(request, table, visit),
         )
     except GameError as exc:
-        return _refused(request, table, exc.message)
+        return _refused(request, table, exc)
     except Exception:
         # Everything after the debit ran in one transaction, now rolled back.
         logger.exception("BET failed at table %s", table.slug)

@@ -1,6 +1,8 @@
 """Operator-only screens. Each view checks, at the top, that the user is
-staff and holds the model permission it needs; the admin routes are also
-wrapped in ``admin_site.admin_view`` (logged-in active staff only).
+staff and holds the model permission it needs, with the second factor where
+it is required (``games.views.staff_access``; anyone else gets a 404); the admin
+routes are also wrapped in ``admin_site.admin_view`` (logged-in active staff
+only, verified where required: ``casino.otp``).
 
 In the admin:
 - ``live_rtp``: the exact-odds figures for a paytable as it is being typed.
@@ -18,7 +20,6 @@ On the site, beside the history (``games/urls/history.py``):
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -37,7 +38,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games.admin.charts import table_charts
 from games.display import format_chips
 from games.errors import GameError
-from games.models import UNITS_PER_CHIP, Table, Wallet
+from games.models import Table, Wallet
 from games.selectors.dashboard import (
     DEFAULT_PERIOD,
     PAY_KEYS,
@@ -48,21 +49,20 @@ from games.selectors.dashboard import (
 )
 from games.selectors.history_export import FloorFilter, csv_chunks, floor_rounds
 from games.selectors.operator_players import player_overview, search_players
-from games.services.operator import do_adjustments, set_player_active
+from games.services.operator import check_adjustment, do_adjustments, set_player_active
+from games.services.staff import may_change as may_change_account
+from games.views.amounts import ChipsField
+from games.views.staff_access import PLAYER_ACCOUNTS, ROUNDS, TABLES, may_view, staff_reader
 
 
 def _operator(request: HttpRequest) -> User:
-    """The signed-in staff member; anyone else is told the page does not exist."""
-    user = request.user
-    if not (isinstance(user, User) and user.is_active and user.is_staff):
-        raise Http404
-    return user
+    """The signed-in staff member (verified where a second factor is
+    required); anyone else is told the page does not exist."""
+    return staff_reader(request, ())
 
 
 def _require_table_view(request: HttpRequest) -> None:
-    user = request.user
-    if not (user.has_perm("games.view_table") or user.has_perm("games.change_table")):
-        raise PermissionDenied
+    staff_reader(request, TABLES)
 
 
 @require_POST
@@ -91,11 +91,11 @@ class AdjustmentForm(forms.Form):
         widget=forms.RadioSelect,
         initial="credit",
     )
-    amount = forms.DecimalField(
+    # Units, from ASCII digits only: DecimalField would take "１０" or "1e3".
+    amount = ChipsField(
         label=gettext_lazy("Amount (chips)"),
-        min_value=Decimal("0.01"),
-        max_digits=14,
-        decimal_places=2,
+        min_units=1,
+        widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}),
         help_text=gettext_lazy("Up to two decimal places (1 chip = 100 units)."),
     )
     reason = forms.CharField(
@@ -111,7 +111,7 @@ class AdjustmentForm(forms.Form):
         return reason
 
     def signed_units(self) -> int:
-        units = int(self.cleaned_data["amount"] * UNITS_PER_CHIP)
+        units = int(self.cleaned_data["amount"])
         return -units if self.cleaned_data["direction"] == "debit" else units
 
 
@@ -129,6 +129,12 @@ def adjust_wallets(request: HttpRequest) -> HttpResponse:
     changelist = reverse("admin:games_wallet_changelist")
     if not wallets:
         messages.error(request, _("Choose at least one player's wallet to adjust."))
+        return redirect(changelist)
+    try:  # a demo wallet is refused before the form is shown (the service refuses it too)
+        for wallet in wallets:
+            check_adjustment(wallet=wallet)
+    except GameError as exc:
+        messages.error(request, exc.message)
         return redirect(changelist)
     form = AdjustmentForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -167,7 +173,9 @@ def adjust_wallets(request: HttpRequest) -> HttpResponse:
         "wallets": wallets,
         "ids": ",".join(str(w.pk) for w in wallets),
     }
-    return render(request, "admin/games/wallet/adjust.html", context)
+    # A posted form that comes back was refused (its errors say why): a 400.
+    status = 400 if form.is_bound else 200
+    return render(request, "admin/games/wallet/adjust.html", context, status=status)
 
 
 class DashboardForm(forms.Form):
@@ -250,7 +258,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             for series in table_series(period=period, now=now, table=table)
         ],
         "export_form": export_form,
-        "can_export": request.user.has_perm("games.view_round"),
+        "can_export": may_view(_operator(request), "games.round"),
     }
     return render(request, "admin/games/dashboard.html", context)
 
@@ -259,9 +267,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 def floor_export(request: HttpRequest) -> HttpResponseBase:
     """Every player's rounds for a date range (one table or all) as CSV,
     streamed: the same columns and formula guard as a player's own export."""
-    _operator(request)
-    if not request.user.has_perm("games.view_round"):
-        raise PermissionDenied
+    staff_reader(request, ROUNDS)
     form = FloorExportForm(request.GET)
     if not form.is_valid():
         for errors in form.errors.values():
@@ -287,7 +293,7 @@ def player_search(request: HttpRequest) -> HttpResponse:
     """One box: username, e-mail or account number, with results as you type.
 
     An old link's ``?username=`` goes straight to that player's history."""
-    _operator(request)
+    staff_reader(request, PLAYER_ACCOUNTS)
     username = request.GET.get("username", "").strip()
     if username:
         user = User.objects.filter(username=username).first()
@@ -316,14 +322,17 @@ class ActiveForm(forms.Form):
 def player_page(request: HttpRequest, user_id: int) -> HttpResponse:
     """A player's account for staff: balance, play, last rounds, adjustments,
     personal max bet, and whether the account is active."""
-    operator = _operator(request)
+    operator = staff_reader(request, PLAYER_ACCOUNTS)
     player = get_object_or_404(User.objects.select_related("wallet", "profile"), pk=user_id)
     context = {
         "overview": player_overview(player=player),
         "player": player,
         "form": ActiveForm(),
-        "can_change_active": operator.has_perm("auth.change_user") and player.pk != operator.pk,
-        "can_adjust": operator.has_perm("games.change_wallet") and hasattr(player, "wallet"),
+        "can_change_active": may_change_account(actor=operator, account=player)
+        and player.pk != operator.pk,
+        "can_adjust": operator.has_perm("games.change_wallet")
+        and hasattr(player, "wallet")
+        and not (hasattr(player, "profile") and player.profile.demo),  # demo chips: refused
         "search_url": reverse("history_player_lookup"),
     }
     return render(request, "history/player.html", context)

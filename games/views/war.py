@@ -19,8 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
-from games.display import parse_chips
-from games.errors import GameError
+from games.errors import BadAmount, GameError
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
 from games.money import decimal_pays
 from games.presenters import war as presenter
@@ -33,6 +32,7 @@ from games.services import rounds
 from games.services import war as war_service
 from games.services.baccarat import save_settings
 from games.views.account import MaxBetForm
+from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page
 from games.views.demo import not_in_demo
 from games.views.requests import PlayerRequest
 from games.war.odds import exact_edge
@@ -51,8 +51,17 @@ class MenuMaxBetForm(MaxBetForm):
 
 
 def _limits(request: PlayerRequest, table: Table, profile: Profile) -> dict:
+    """The limits the chip rack checks, with the largest ante that can still
+    go to war under the MAX BET (what the table says at the ante)."""
     current = rounds.current_version(table)
-    return presenter.limits_view(current, rounds.round_max_bet(request.user, current, profile))
+    limits = war_service.bet_limits(
+        user=request.user, version=current, profile=profile, chips=table.chips
+    )
+    return {
+        **presenter.limits_view(current, (limits.max_bet, limits.personal)),
+        "war_ante_max": war_service.largest_war_ante(limits),
+        "step": limits.step,
+    }
 
 
 def _context(
@@ -123,21 +132,15 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     return render(request, TEMPLATE, context)
 
 
-def _chips_field(request: PlayerRequest, name: str) -> int:
-    """A spot's stake as units; War takes whole, non-negative chips."""
-    raw = (request.POST.get(name) or "").strip() or "0"
-    try:
-        units = parse_chips(raw)
-    except ValueError:
-        units = -1
-    if units < 0 or units % UNITS_PER_CHIP:
-        raise GameError(_("Bets are whole numbers of chips."), code="bet")
-    return units
-
-
 def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpResponse:
-    """A refused action: the message region says why; nothing else changes."""
+    """A refused action: the message region says why; nothing else changes.
+    An amount that is not one (only a forged or hand-edited request sends
+    it) is a client error (``BAD_AMOUNT_STATUS``; static/js/war.js still
+    shows its message)."""
+    status = BAD_AMOUNT_STATUS if isinstance(exc, BadAmount) else 200
     if not request.htmx:
+        if status != 200:
+            return refused_page(request, exc.message, back=table.get_absolute_url())
         messages.error(request, exc.message)
         return redirect(table)
     if exc.code == "timeout":
@@ -150,6 +153,7 @@ def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpRespon
         request,
         f"{TEMPLATE}#message",
         {"message": exc.message, "message_level": "error", "oob": False},
+        status=status,
     )
     return reswap(retarget(response, "#war-message"), "outerHTML")
 
@@ -190,8 +194,8 @@ def deal(request: PlayerRequest, slug: str) -> HttpResponse:
         placed = war_service.play(
             user=request.user,
             table=table,
-            ante=_chips_field(request, "ante"),
-            tie_bet=_chips_field(request, "tie_bet"),
+            ante=bet_amount(request.POST.get("ante")),
+            tie_bet=bet_amount(request.POST.get("tie_bet")),
             slip_key=request.POST.get("slip_key", ""),
         )
     except GameError as exc:

@@ -131,5 +131,15 @@
     }, 5000);
   });
 
+  // An amount that is not one is refused with a 422 (only a forged or
+  // hand-edited slip sends one): its message still goes under the slip.
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var elt = evt.detail.elt;
+    if (evt.detail.xhr && evt.detail.xhr.status === 422 && elt && elt.matches && elt.matches(".bet-button")) {
+      evt.detail.shouldSwap = true;
+      evt.detail.isError = false;
+    }
+  });
+
   applyPrefs();
 })();

@@ -101,14 +101,51 @@ if (app && form) {
       }
     }
     if (bet.ante > 0 && bet.ante < limits().anteMin) note(msg("msgBelowMin"));
+    showWarAnteMax(bet.tie_bet);
+  }
+
+  // The largest ante that can still go to war beside this tie bet: the MAX
+  // BET bounds the ante, the tie bet and the raise (the server's
+  // rounds.BetLimits.largest_staked_again, in whole steps); 0 when none can.
+  function warAnteMax(tieBet) {
+    const d = limitsEl()?.dataset || {};
+    const step = Number(d.step || chipUnits);
+    const tie = Math.round(tieBet * chipUnits);
+    let most = Math.min(Number(d.anteMax || 0), Math.floor((Number(d.roundMax || 0) - tie) / 2));
+    most -= most % step;
+    return most >= Math.max(Number(d.anteMin || 0), step) ? most / chipUnits : 0;
+  }
+
+  function overWar(tieBet) {
+    const most = warAnteMax(tieBet);
+    return msg(most ? "msgOverWar" : "msgNoWar")
+      .replace("%(max)s", fmt(limits().roundMax))
+      .replace("%(area)s", spotName("ante"))
+      .replace("%(most)s", fmt(most));
+  }
+
+  function spotName(area) {
+    return document.querySelector(`#war-round .spot[data-area="${area}"] .spot-name`)?.textContent.trim() || area;
   }
 
   function fits(next) {
     const l = limits();
     if (next.ante > l.anteMax) return msg("msgOverAnte");
     if (next.tie_bet > l.tieMax) return msg("msgOverTie");
-    if (Math.max(next.ante, l.anteMin) + next.tie_bet > l.roundMax) return msg("msgOverRound");
+    const ante = next.ante ? Math.max(next.ante, l.anteMin) : 0;
+    if (ante + next.tie_bet > l.roundMax) return msg("msgOverRound");
+    if (2 * ante + next.tie_bet > l.roundMax) return overWar(next.tie_bet);
     return "";
+  }
+
+  // The line beside the ANTE limits follows the tie bet being built.
+  function showWarAnteMax(tieBet) {
+    const hint = document.querySelector('#war-limits [data-testid="war-ante-hint"]');
+    if (!hint) return;
+    const most = warAnteMax(tieBet);
+    hint.querySelector('[data-war-hint="some"]').hidden = !most;
+    hint.querySelector('[data-war-hint="none"]').hidden = Boolean(most);
+    if (most) document.getElementById("war-ante-most").textContent = fmt(most);
   }
 
   // A new bet clears the finished round off the felt first; a waiting tie
@@ -296,6 +333,18 @@ if (app && form) {
     }
     syncDealButton();
     startCountdown();
+    // The limits may have been swapped in (a new personal max bet): the
+    // line beside the ANTE follows the tie bet on the felt.
+    showWarAnteMax(amounts().tie_bet);
+  });
+
+  // An amount that is not one is refused with a 422 (only a forged or
+  // hand-edited slip sends one); its message still goes in the message region.
+  document.body.addEventListener("htmx:beforeSwap", (event) => {
+    if (event.detail?.xhr?.status === 422 && event.detail?.target?.id === "war-message") {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
   });
 
   // The server closes the socket with 4000 when the decision time ran out.

@@ -188,7 +188,7 @@ def test_the_personal_max_bet_is_set_from_the_table_menu_with_the_pin(
 
     set_pin_on_the_account_page(page, live_url, "2468")
     page.goto(f"{live_url}{TABLE}")
-    expect(page.get_by_test_id("round-max")).to_have_text("5,500")
+    expect(page.get_by_test_id("round-max")).to_have_text("10,500")
     open_bet_options(page)
 
     # Without the PIN: refused, with the reason, and nothing changes.
@@ -202,7 +202,7 @@ def test_the_personal_max_bet_is_set_from_the_table_menu_with_the_pin(
     page.get_by_test_id("menu-max-bet-submit").click()
     expect(page.get_by_test_id("max-bet-message")).to_have_text("The PIN is not correct.")
     assert Profile.objects.get(user__username=signed_up).personal_max_bet is None
-    expect(page.get_by_test_id("round-max")).to_have_text("5,500")
+    expect(page.get_by_test_id("round-max")).to_have_text("10,500")
 
     # With it: set, said in the menu, and the table's MAX BET follows at once.
     page.get_by_test_id("menu-max-bet").fill("100")
@@ -218,11 +218,22 @@ def test_the_personal_max_bet_is_set_from_the_table_menu_with_the_pin(
     expect(page.get_by_test_id("personal-limit")).to_be_visible()
     assert Profile.objects.get(user__username=signed_up).personal_max_bet == 10_000
 
-    # The chip rack checks the new limit as chips go down.
+    # The limit bounds a war's raise too: the table says which ante can still
+    # go to war, and the chip rack checks it as chips go down.
+    expect(page.get_by_test_id("war-ante-most")).to_have_text("50")
     page.get_by_test_id("close-menu").click()
-    bet(page, ante=[100, 5])
-    expect(page.get_by_test_id("bet-note")).to_contain_text("Your personal max bet is 100")
-    expect(page.get_by_test_id("ante-amount")).to_have_text("100")
+    bet(page, ante=[25, 25, 5])
+    expect(page.get_by_test_id("bet-note")).to_contain_text(
+        "the largest ANTE that can still go to war is 50 chips"
+    )
+    expect(page.get_by_test_id("ante-amount")).to_have_text("50")
+    # A tie bet takes room beside it: the line follows the bet being built.
+    page.get_by_test_id("btn-clear").click()
+    bet(page, ante=[], tie=[5, 5])
+    expect(page.get_by_test_id("war-ante-most")).to_have_text("45")
+    bet(page, ante=[25, 25])
+    expect(page.get_by_test_id("bet-note")).to_contain_text("can still go to war is 45 chips")
+    expect(page.get_by_test_id("ante-amount")).to_have_text("25")
 
 
 def test_the_menu_shows_the_settings_and_the_last_rounds_at_this_table(

@@ -193,6 +193,31 @@ def test_it_saves_limits_and_max_bet_typed_in_chips_as_units(op_client):
     assert classic.current_version.limits["tie"] == {"min": 500, "max": 150_000}
 
 
+@pytest.mark.parametrize(
+    ("field", "typed"),
+    [
+        ("max_bet", "２５０００"),
+        ("max_bet", "1e4"),
+        ("limit_tie_max", "NaN"),
+        ("pay_tie", "８"),
+        ("pay_tie", "8e0"),
+        ("decks", "８"),
+        ("squeeze_threshold", "Infinity"),
+    ],
+)
+def test_an_operator_typing_a_number_python_would_read_is_refused(op_client, field, typed):
+    """Django's number fields take full-width digits and exponents through
+    Python's Decimal and int; the table form takes ASCII digits only."""
+    classic = table("baccarat-classic")
+    versions = TableVersion.objects.filter(table=classic).count()
+    data = form_data(op_client, change_url(classic))
+    data[field] = typed
+    response = op_client.post(change_url(classic), data)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors[field]
+    assert TableVersion.objects.filter(table=classic).count() == versions
+
+
 def test_it_refuses_a_max_bet_no_legal_slip_can_reach(op_client):
     """PLAYER or BANKER 20,000 + TIE 2,000 + two PAIRs 2,000 each: a round holds
     26,000 at most, so a MAX BET of 30,000 could never be reached."""
@@ -410,7 +435,7 @@ def test_it_debits_several_players_or_none(op_client, make_player):
         adjust_url(rich.wallet, poor.wallet),
         {"direction": "debit", "amount": "10", "reason": "duplicate grant"},
     )
-    assert response.status_code == 200
+    assert response.status_code == 400
     html = response.content.decode()
     assert "Cannot debit 10 chips from" in html
     assert "the balance is only 5 chips" in html
@@ -433,8 +458,16 @@ def test_it_needs_a_reason_and_a_positive_amount(op_client, make_player):
         {"direction": "credit", "amount": "5", "reason": "   "},
         {"direction": "credit", "amount": "0", "reason": "x"},
         {"direction": "credit", "amount": "1.234", "reason": "x"},
+        # Python's Decimal takes these; an amount is ASCII digits and one point.
+        {"direction": "credit", "amount": "１０", "reason": "x"},
+        {"direction": "credit", "amount": "1e3", "reason": "x"},
+        {"direction": "credit", "amount": "1e999999999", "reason": "x"},
+        {"direction": "credit", "amount": "NaN", "reason": "x"},
+        {"direction": "debit", "amount": "-0", "reason": "x"},
     ):
-        assert op_client.post(adjust_url(player.wallet), data).status_code == 200
+        response = op_client.post(adjust_url(player.wallet), data)
+        assert response.status_code == 400, data
+        assert "errorlist" in response.content.decode()
     assert (
         not LedgerEntry.objects.filter(wallet=player.wallet, kind="adjustment")
         .exclude(reason="test setup")

@@ -1,7 +1,7 @@
 """``manage.py cleanup_demo`` deletes demo accounts a day after their last
 use, with their profile, wallet, ledger rows and rounds, and nothing else:
 not a fresh demo, not a demo played an hour ago, not a real player idle for
-a week."""
+a week, nor a demo the audit log names."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db import transaction
 from django.utils import timezone
 
-from games.models import LedgerEntry, Profile, Round, Table, Wallet
+from games.errors import GameError
+from games.models import AuditEntry, LedgerEntry, Profile, Round, Table, Wallet
 from games.services import baccarat as baccarat_service
 from games.services import demo as demo_service
-from games.services.wallet import ledger_mismatches
+from games.services.wallet import Posting, adjust_balance, ledger_mismatches, post
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +101,60 @@ def test_a_deleted_demos_browser_gets_the_new_demo_page(client):
     response = client.get("/account/")
     assert response.status_code == 302
     assert response["Location"].startswith("/demo/expired/")
+
+
+def test_a_demo_the_audit_log_names_is_kept_whole(make_player):
+    """The issue's attack: an operator's adjustment on a demo wallet was
+    deleted with the demo a day later, leaving an audit entry that pointed
+    at nothing. The adjustment screen now refuses demo wallets; one made
+    before (the rows the old service wrote) keeps its demo, with
+    wallet, ledger rows and rounds, so the entry still names it."""
+    operator = get_user_model().objects.create_superuser("operator", "op@example.com", None)
+    adjusted = demo_service.start_demo()
+    played(adjusted, n=2)
+    with pytest.raises(GameError, match="demo account"):  # refused today, at the service
+        adjust_balance(user=adjusted, amount=5_000, reason="goodwill", actor=operator)
+    # ... and made before that refusal existed: the rows the old service wrote.
+    with transaction.atomic():
+        demo_wallet = Wallet.objects.get(user=adjusted)
+        post(
+            wallet_id=demo_wallet.pk,
+            postings=[Posting(LedgerEntry.Kind.ADJUSTMENT, 5_000, "goodwill")],
+            actor=operator,
+        )
+        AuditEntry.objects.create(
+            actor=operator,
+            action="wallet.adjust",
+            object_type="wallet",
+            object_id=str(demo_wallet.pk),
+            object_repr=adjusted.username,
+            after={"amount": 5_000, "reason": "goodwill"},
+        )
+    named = demo_service.start_demo()  # an account change names the player
+    AuditEntry.objects.create(
+        actor=operator,
+        action="player.deactivate",
+        object_type="player",
+        object_id=str(named.pk),
+        object_repr=named.username,
+    )
+    forgotten = demo_service.start_demo()
+    for demo in (adjusted, named, forgotten):
+        age(demo, days=2)
+    wallet = Wallet.objects.get(user=adjusted)
+    rows = set(LedgerEntry.objects.filter(wallet=wallet).values_list("pk", flat=True))
+    rounds = set(Round.objects.filter(player=adjusted).values_list("pk", flat=True))
+
+    out = StringIO()
+    call_command("cleanup_demo", stdout=out)
+    assert "1 demo account(s) unused for 24 h deleted" in out.getvalue()
+    assert "2 kept because the audit log names them" in out.getvalue()
+
+    assert not get_user_model().objects.filter(pk=forgotten.pk).exists()
+    entry = AuditEntry.objects.get(object_type="wallet")
+    assert Wallet.objects.get(pk=int(entry.object_id)).user_id == adjusted.pk
+    assert set(LedgerEntry.objects.filter(wallet=wallet).values_list("pk", flat=True)) == rows
+    assert set(Round.objects.filter(player=adjusted).values_list("pk", flat=True)) == rounds
+    assert get_user_model().objects.filter(pk=named.pk).exists()
+    assert Wallet.objects.filter(user=named).exists()
+    assert ledger_mismatches() == []

@@ -35,4 +35,4 @@ def test_the_most_a_round_can_hold_counts_player_or_banker_not_both():
         "tie": {"min": 100, "max": 500},
     }
     assert reachable_max_bet("baccarat", limits) == 5_500
-    assert reachable_max_bet("war", {"ante": {"max": 700}, "tie_bet": {"max": 50}}) == 750
+    assert reachable_max_bet("war", {"ante": {"max": 700}, "tie_bet": {"max": 50}}) == 1_450

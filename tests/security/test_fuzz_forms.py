@@ -145,16 +145,103 @@ def test_it_refuses_every_malformed_war_deal(war_player, ante, tie_bet, htmx):
     with books_unchanged():
         if htmx:
             response = client.post(reverse("war_deal", args=[WAR]), data, **HTMX)
-            assert response.status_code == 200
+            # 422: an amount that is not one; 200: a rule of the table, in its message region.
+            assert response.status_code in (200, 422)
             html = response.content.decode()
             assert 'class="war-message error"' in html
             assert war_message(html)
         else:
             response = client.post(reverse("war_deal", args=[WAR]), data, follow=True, **EN)
-            assert response.status_code == 200
+            assert response.status_code in (200, 422)
             html = response.content.decode()
             assert 'class="msg error"' in html
     assert_no_raw_markup(html)
+
+
+# Amounts Python's Decimal or int() would read (full-width and other
+# non-ASCII digits, exponents, NaN, infinities, signs, separators) or that
+# overflow it, and ones no parser should: each must be refused as not an
+# amount, with a client error (422) and a message, on every game's form.
+NOT_AN_AMOUNT = st.one_of(
+    st.sampled_from(
+        [
+            "１０",
+            "1e999999999",
+            "1e3",
+            "1E3",
+            "NaN",
+            "sNaN",
+            "Infinity",
+            "-inf",
+            "-0",
+            "+5",
+            "-5",
+            "1 0",
+            "1\t0",
+            "1_000",
+            "1,000",
+            "0x10",
+            "٣",
+            "²",
+            "1.",
+            ".5",
+            "1.2.3",
+            "1.234",
+            "9" * 11,
+            "9" * 5000,
+        ]
+    ),
+    st.text("０１２３４５６７８９", min_size=1, max_size=6),
+    st.text(
+        st.characters(categories=["Nd"], exclude_characters="0123456789"), min_size=1, max_size=4
+    ),
+    st.tuples(st.integers(1, 999), st.integers(-(10**9), 10**9)).map(lambda t: f"{t[0]}e{t[1]}"),
+    st.tuples(st.integers(1, 99), st.sampled_from([" ", "\t", "\u3000"]), st.integers(0, 99)).map(
+        lambda t: f"{t[0]}{t[1]}{t[2]}"
+    ),
+    st.integers(10**10, 10**400).map(str),
+    st.integers(1, 10**6).map(lambda n: f"-{n}"),
+)
+
+
+@FUZZ
+@given(
+    amount=NOT_AN_AMOUNT,
+    where=st.sampled_from(
+        [("war", "ante"), ("war", "tie_bet"), *(("baccarat", area) for area in AREAS)]
+    ),
+    htmx=st.booleans(),
+)
+@example(amount="1e999999999", where=("war", "ante"), htmx=True)
+@example(amount="1e999999999", where=("baccarat", "player"), htmx=True)
+@example(amount="１０", where=("baccarat", "banker"), htmx=False)
+@example(amount="Infinity", where=("war", "tie_bet"), htmx=False)
+def test_an_amount_that_is_not_one_is_a_client_error_on_every_games_bet(
+    war_player, amount, where, htmx
+):
+    """DEAL and BET refuse an amount that is not ASCII digits with at most
+    one decimal point: a 422 with a message (never a 500 or "something went
+    wrong while dealing"), no chip moved, no round stored, no shuffle used."""
+    game, field = where
+    data = {"slip_key": uuid.uuid4().hex, field: amount}
+    if game == "war":
+        name, slug = "war_deal", WAR
+        data.setdefault("ante", "5")
+    else:
+        name, slug = "baccarat_bet", BACCARAT
+    headers = HTMX if htmx else EN
+    with books_unchanged():
+        response = logged_in(war_player).post(reverse(name, args=[slug]), data, **headers)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "written with the digits 0-9" in text_of(html)
+    assert "Something went wrong" not in html
+    if not htmx:
+        assert 'data-testid="refused-message"' in html
+    elif game == "war":
+        assert "written with the digits 0-9" in war_message(html)
+    else:
+        assert 'data-testid="slip-error"' in html
 
 
 STALE_KEYS = st.one_of(
@@ -197,12 +284,12 @@ def test_a_replayed_deal_is_charged_once_whatever_it_says(war_player):
             again = client.post(
                 reverse("war_deal", args=[WAR]), {"ante": ante, "slip_key": "k1"}, **HTMX
             )
-            assert again.status_code == 200
             html = again.content.decode()
             if _stake(ante) is not None and _stake(ante) > 0:
                 assert f'data-round-id="{rnd.pk}"' in html  # the round it made, again
             else:
-                assert "Bets are whole numbers of chips." in war_message(html)
+                assert again.status_code == 422
+                assert "written with the digits 0-9" in war_message(html)
     ledger_balances_agree()
 
 
@@ -370,7 +457,10 @@ def test_a_posted_slip_moves_chips_only_when_it_follows_the_rules(baccarat_playe
         {"slip_key": uuid.uuid4().hex, **slip},
         **HTMX,
     )
-    assert response.status_code == 200
+    # An amount is ASCII digits with at most one decimal point and two decimals.
+    sent = [text.strip() for area, text in slip.items() if area in AREAS and text.strip()]
+    malformed = any(not re.fullmatch(r"[0-9]{1,10}(\.[0-9]{1,2})?", text) for text in sent)
+    assert response.status_code == (422 if malformed else 200)
     html = response.content.decode()
     assert_no_raw_markup(html)
     played = Round.objects.filter(player=baccarat_player).order_by("-id").first()
@@ -447,7 +537,7 @@ def test_it_refuses_every_bad_slip_at_bet(baccarat_player, bets, slip_key):
         data["slip_key"] = slip_key
     with books_unchanged():
         response = client.post(reverse("baccarat_bet", args=[BACCARAT]), data, **HTMX)
-    assert response.status_code == 200
+    assert response.status_code in (200, 422)  # 422: an amount that is not one
     html = response.content.decode()
     assert 'data-testid="slip-error"' in html
     assert_no_raw_markup(html)

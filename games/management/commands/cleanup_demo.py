@@ -3,7 +3,8 @@
 Run by ``make run`` at start-up (the Makefile's ``setup``) and safe to run
 from cron: only accounts flagged demo whose last login, round and ledger row
 are all older than ``DEMO_IDLE`` go, with their profile, wallet, ledger rows
-and rounds. Nothing of any real account is touched.
+and rounds. Nothing of any real account is touched, nor a demo the audit log
+names (an operator's adjustment or account change): it is kept whole.
 """
 
 from __future__ import annotations
@@ -21,5 +22,6 @@ class Command(BaseCommand):
         hours = int(DEMO_IDLE.total_seconds() // 3600)
         self.stdout.write(
             f"demo clean-up: {done.users} demo account(s) unused for {hours} h deleted, "
-            f"with {done.rounds} round(s) and {done.entries} ledger row(s)"
+            f"with {done.rounds} round(s) and {done.entries} ledger row(s); "
+            f"{done.kept} kept because the audit log names them"
         )

@@ -227,11 +227,11 @@ def test_war_is_refused_when_the_raise_is_short_and_surrender_remains(make_playe
 @pytest.mark.parametrize(
     ("ante", "tie_bet", "chips", "code"),
     [
-        (5_001, 0, 10_000, "bet"),  # over the ante maximum
-        (10, 501, 10_000, "bet"),  # over the tie bonus maximum
+        (5_001, 0, 10_000, "area_max"),  # over the ante maximum
+        (10, 501, 10_000, "area_max"),  # over the tie bonus maximum
         (20, 0, 10, "balance"),  # more than the balance
-        (0, 5, 10_000, "bet"),  # no ante
-        (-5, 0, 10_000, "bet"),
+        (0, 5, 10_000, "empty"),  # no ante
+        (-5, 0, 10_000, "chips"),
     ],
 )
 def test_nothing_moves_on_a_refused_bet(make_player, table, ante, tie_bet, chips, code):
@@ -262,13 +262,65 @@ def test_an_ante_under_the_minimum_is_raised_to_it(make_player, table):
 
 def test_the_personal_max_bet_refuses_a_bigger_war_bet(make_player, table):
     user = make_player(chips=1_000)
-    Profile.objects.filter(user=user).update(personal_max_bet=20 * CHIP)
+    Profile.objects.filter(user=user).update(personal_max_bet=40 * CHIP)
     before = snapshot(user)
     with pytest.raises(BetRefused) as refused:
-        deal(user, table, ante=20, tie_bet=1)
+        deal(user, table, ante=40, tie_bet=1)
     assert refused.value.code == "personal_max"
     assert snapshot(user) == before
     assert deal(user, table, ante=20).total_bet == 2_000
+
+
+def test_a_personal_max_of_100_never_lets_one_round_stake_200_through_a_war(make_player, table):
+    """The issue's attack: with a personal max bet of 100, an ante of 100
+    went to war and 200 was staked in one round. The ante is refused at the
+    bet, saying the largest that can still go to war; that one can, and the
+    whole round stays within 100."""
+    user = make_player(chips=1_000)
+    Profile.objects.filter(user=user).update(personal_max_bet=100 * CHIP)
+    before = snapshot(user)
+    with pytest.raises(BetRefused) as refused:
+        deal(user, table, ante=100)
+    assert refused.value.code == "personal_max"
+    assert "raise included" in refused.value.message
+    assert "largest ANTE that can still go to war is 50 chips" in refused.value.message
+    assert snapshot(user) == before
+    with pytest.raises(BetRefused, match="largest ANTE that can still go to war is 45 chips"):
+        deal(user, table, ante=50, tie_bet=10)  # the tie bet takes room too
+    next_shoe(user, "war_lose")
+    rnd = deal(user, table, ante=50)
+    rnd = war.decide(user=user, round_id=rnd.pk, decision="war")
+    assert rnd.bets == {"ante": 5_000, "raise": 5_000}
+    assert rnd.total_bet == 100 * CHIP
+
+
+def test_the_tables_max_bet_bounds_a_war_raise_too(make_player, table):
+    edit = table_snapshot(table)
+    table.max_bet = 5_500 * CHIP  # an operator's MAX BET below two top antes
+    save_table(table=table, actor=None, before=edit)
+    user = make_player(chips=10_000)
+    before = snapshot(user)
+    with pytest.raises(BetRefused) as refused:
+        deal(user, table, ante=2_751)
+    assert refused.value.code == "max_bet"
+    assert "The MAX BET for one round is 5,500 chips, a war's raise included" in (
+        refused.value.message
+    )
+    assert "largest ANTE that can still go to war is 2,750 chips" in refused.value.message
+    assert snapshot(user) == before
+    assert deal(user, table, ante=2_750).total_bet == 2_750 * CHIP
+
+
+def test_an_ante_raised_to_the_minimum_that_could_not_go_to_war_is_refused(make_player, table):
+    """A personal max of 9 chips: the ante is raised to the table's 5, whose
+    war would stake 10. No ante can go to war, and the refusal says so."""
+    user = make_player(chips=1_000)
+    Profile.objects.filter(user=user).update(personal_max_bet=9 * CHIP)
+    before = snapshot(user)
+    with pytest.raises(BetRefused, match="no ANTE can go to war") as refused:
+        deal(user, table, ante=1)
+    assert refused.value.code == "personal_max"
+    assert snapshot(user) == before
 
 
 def test_a_closed_table_refuses_a_deal(make_player, table):

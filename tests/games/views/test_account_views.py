@@ -86,3 +86,17 @@ def test_the_war_table_shows_the_personal_limit(client, player):
     body = client.get(reverse("war_table", args=["casino-war"]), **EN).content.decode()
     assert 'data-testid="round-max">30<' in body
     assert "your personal limit" in body
+
+
+@pytest.mark.parametrize(
+    "max_bet", ["１００", "1e2", "1e999999999", "NaN", "Infinity", "-0", "1 00", "9" * 5000]
+)
+def test_a_max_bet_that_is_not_a_whole_number_of_chips_is_refused(client, player, max_bet):
+    """Django's IntegerField took ``１００`` (full-width digits) as 100; an
+    amount is ASCII digits. The right PIN changes nothing either."""
+    account.set_pin(user=player, password=PASSWORD, new_pin="1111")
+    response = client.post(reverse("account_max_bet"), {"max_bet": max_bet, "pin": "1111"}, **EN)
+    assert response.status_code == 400
+    assert "Enter a whole number of chips with the digits 0-9" in response.content.decode()
+    profile = Profile.objects.get(user=player)
+    assert profile.personal_max_bet is None and profile.max_bet_changed_at is None

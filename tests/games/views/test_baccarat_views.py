@@ -105,8 +105,6 @@ def test_the_page_gives_the_browser_slip_its_limits_and_chips(tab):
         ({"player": "1100"}, "needs 1,100 and your balance is 1,000"),
         ({"tie": "5"}, "minimum bet on TIE is 10"),
         ({"dragon": "5"}, "Place at least one chip"),
-        ({"player": "ten"}, "Bets are amounts of chips"),
-        ({"player": "0.001"}, "Bets are amounts of chips"),
         ({"player": "10.55"}, "Bets are made in steps of 0.10 chips"),
     ],
 )
@@ -117,6 +115,23 @@ def test_a_slip_past_a_rule_is_refused_naming_the_area_and_takes_nothing(
     html = response.content.decode()
     assert 'data-testid="slip-error"' in html and message in html
     assert 'id="bac-placed"' not in html  # the browser keeps the slip to fix it
+    assert not Round.objects.filter(player=player).exists()
+    assert Wallet.objects.get(user=player).balance == 100_000
+
+
+@pytest.mark.parametrize(
+    "amount", ["1e999999999", "１０", "1e3", "NaN", "Infinity", "-0", "1 0", "9" * 400, "0.001"]
+)
+def test_a_slip_amount_that_is_not_one_is_refused_422_never_a_500(tab, player, amount):
+    """``1e999999999`` overflowed the Decimal multiplication: "something went
+    wrong while dealing". Full-width ``１０`` and ``1e3`` were played as 10
+    and 1,000 chips. Each is a client error (422) saying how an amount is
+    written."""
+    response = bet(tab, {"player": amount})
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert 'data-testid="slip-error"' in html and "written with the digits 0-9" in html
+    assert "Something went wrong" not in html
     assert not Round.objects.filter(player=player).exists()
     assert Wallet.objects.get(user=player).balance == 100_000
 

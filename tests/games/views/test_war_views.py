@@ -57,7 +57,7 @@ def test_it_shows_the_table_with_its_chips_limits_keys_and_rules_link(client, pl
     for key in ("PgDn", "Del", "Enter"):
         assert f"<kbd>{key}</kbd>" in body
     assert "ws/war/casino-war/" in body
-    assert 'data-testid="round-max">5,500<' in body
+    assert 'data-testid="round-max">10,500<' in body
 
 
 def test_it_speaks_japanese(client, player, table):
@@ -89,9 +89,89 @@ def test_a_refused_deal_says_why_and_changes_nothing(client, player, table):
         url("war_deal", table), {"ante": "6000", "tie_bet": "0", "slip_key": "b"}, **HTMX
     )
     assert response["HX-Retarget"] == "#war-message"
-    assert "The most you can bet on ANTE is 5,000." in response.content.decode()
+    assert "The maximum bet on ANTE is 5,000 chips." in response.content.decode()
     assert Wallet.objects.get(user=player).balance == before
     assert not Round.objects.filter(player=player).exists()
+
+
+def snapshot(user) -> tuple:
+    """Everything a refused DEAL must leave untouched."""
+    profile = Profile.objects.get(user=user)
+    return (
+        Wallet.objects.get(user=user).balance,
+        LedgerEntry.objects.filter(wallet__user=user).count(),
+        Round.objects.filter(player=user).count(),
+        profile.nonce,
+        profile.next_server_seed,
+    )
+
+
+@pytest.mark.parametrize(
+    "ante", ["1e999999999", "１０", "1e3", "NaN", "Infinity", "-0", "1 0", "9" * 400]
+)
+def test_an_ante_that_is_not_an_amount_is_refused_422_never_a_500(client, player, table, ante):
+    """``1e999999999`` overflowed the Decimal multiplication (a 500); ``１０``
+    and ``1e3`` were taken as 10 and 1,000 chips. Each is now a client error
+    (422) that says how an amount is written, and nothing is dealt."""
+    before = snapshot(player)
+    response = client.post(url("war_deal", table), {"ante": ante, "slip_key": "bad"}, **HTMX)
+    assert response.status_code == 422
+    assert response["HX-Retarget"] == "#war-message"
+    assert "written with the digits 0-9" in response.content.decode()
+    plain = client.post(
+        url("war_deal", table), {"tie_bet": ante, "ante": "5", "slip_key": "b"}, **EN
+    )
+    assert plain.status_code == 422
+    assert 'data-testid="refused-message"' in plain.content.decode()
+    assert snapshot(player) == before
+
+
+def test_the_table_says_which_ante_can_still_go_to_war(client, player, table):
+    """The MAX BET (10,500) bounds the ante, the tie bet and a war's raise:
+    the line beside the ANTE limits says 5,000 (the ANTE's own MAX, which can
+    go to war); with a personal max of 100
+    it says 50, and changing the max bet in the menu updates it at once."""
+    body = client.get(table.get_absolute_url(), **EN).content.decode()
+    assert 'data-testid="war-ante-most">5,000<' in body
+    Profile.objects.filter(user=player).update(personal_max_bet=100 * 100)
+    body = client.get(table.get_absolute_url(), **EN).content.decode()
+    assert 'data-testid="war-ante-most">50<' in body
+    Profile.objects.filter(user=player).update(personal_max_bet=None)
+    pin_for(player)
+    body = client.post(
+        url("war_menu_max_bet", table), {"max_bet": "30", "pin": "1234"}, **HTMX
+    ).content.decode()
+    assert 'id="war-limits"' in body and 'data-testid="war-ante-most">15<' in body
+
+
+def test_the_table_says_when_no_ante_can_go_to_war(client, player, table):
+    Profile.objects.filter(user=player).update(personal_max_bet=9 * 100)
+    body = client.get(table.get_absolute_url(), **EN).content.decode()
+    hint = body[body.index('data-testid="war-ante-hint"') :]
+    assert '<span data-war-hint="some" hidden>' in hint
+    assert '<span data-war-hint="none">No ante can go to war under this MAX BET</span>' in hint
+
+
+def test_an_ante_whose_war_would_pass_the_personal_max_is_refused_at_the_deal(
+    client, player, table
+):
+    Profile.objects.filter(user=player).update(personal_max_bet=100 * 100)
+    before = snapshot(player)
+    response = client.post(url("war_deal", table), {"ante": "100", "slip_key": "w"}, **HTMX)
+    assert response.status_code == 200  # a rule of the table, said in the message region
+    assert "the largest ANTE that can still go to war is 50 chips" in response.content.decode()
+    assert snapshot(player) == before
+
+
+def test_the_menu_refuses_a_max_bet_that_is_not_a_whole_number_of_chips(client, player, table):
+    pin_for(player)
+    for bad in ("１００", "1e2", "100.5", "-0", "1 00", "NaN"):
+        response = client.post(
+            url("war_menu_max_bet", table), {"max_bet": bad, "pin": "1234"}, **HTMX
+        )
+        assert response.status_code == 200, bad  # the menu's answer, errors and all
+        assert "Enter a whole number of chips with the digits 0-9" in response.content.decode()
+    assert Profile.objects.get(user=player).personal_max_bet is None
 
 
 def test_an_ante_under_the_minimum_is_raised_with_a_note(client, player, table):
@@ -223,7 +303,7 @@ def test_without_javascript_a_deal_reloads_the_table_with_its_result(client, pla
     refused = client.post(url("war_deal", table), {"ante": "9999", "slip_key": "x"}, **EN)
     assert refused.status_code == 302
     page = client.get(refused["Location"], **EN).content.decode()
-    assert "The most you can bet on ANTE is 5,000." in page
+    assert "The maximum bet on ANTE is 5,000 chips." in page
 
 
 def test_a_tie_keeps_the_stakes_on_their_spots_and_pays_the_tie_bonus_there(client, player, table):
@@ -299,7 +379,7 @@ def test_the_menu_refuses_a_max_bet_without_the_pin_or_with_a_wrong_one(client, 
     assert "The PIN is not correct." in body
     assert Profile.objects.get(user=player).personal_max_bet is None
     page = client.get(table.get_absolute_url(), **EN).content.decode()
-    assert 'data-testid="round-max">5,500<' in page
+    assert 'data-testid="round-max">10,500<' in page
 
 
 def test_the_menu_saves_the_settings_for_every_game(client, player, table):

@@ -6,7 +6,8 @@ progress holds its player's next server seed in several of them (the
 profile's row, the ``Seeds`` being dealt), so an error there would hand the
 seed to whoever reads the report: a developer, a mailbox, a ticket. This
 filter replaces any 64-digit hex run and any sealed token in a frame's
-variables with Django's cleansed marker, with debug on as well as off.
+variables with Django's cleansed marker, and every variable of the code that
+deals (the services, the rules, the shuffle), with debug on as well as off.
 SHA-256 commitments are 64 hex digits too and go the same way; they are
 public, so nothing is lost that the round page does not show.
 """
@@ -22,6 +23,17 @@ from django.views.debug import SafeExceptionReporterFilter
 SECRET_PATTERN = re.compile(r"(?i)(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])|gAAAAA[A-Za-z0-9_=-]{40,}")
 
 
+# Modules whose frames hold shoes, hands and seeds while a round is dealt.
+DEALING_MODULES = (
+    "games.cards",
+    "games.baccarat.",
+    "games.war.",
+    "games.verify",
+    "games.sealing",
+    "games.services.",
+)
+
+
 def scrub(text: str, substitute: str) -> str:
     return SECRET_PATTERN.sub(substitute, text)
 
@@ -33,6 +45,10 @@ class SeedSafeExceptionReporterFilter(SafeExceptionReporterFilter):
 
     def get_traceback_frame_variables(self, request: Any, tb_frame: Any) -> Any:
         variables = super().get_traceback_frame_variables(request, tb_frame)
+        if str(tb_frame.f_globals.get("__name__", "")).startswith(DEALING_MODULES):
+            # A shoe, a hand or the cards still to come are as telling as the
+            # seed: the code that deals shows none of its variables.
+            return [(name, self.cleansed_substitute) for name, _value in variables]
         cleaned = []
         for name, value in variables:
             try:

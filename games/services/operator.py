@@ -25,7 +25,7 @@ from games.services.wallet import adjust_balance, refuse_demo_wallet
 __all__ = ["DEACTIVATE", "REACTIVATE", "check_adjustment", "do_adjustments", "set_player_active"]
 
 
-def check_adjustment(*, wallet: Wallet, amount: int = 0) -> None:
+def check_adjustment(*, wallet: Wallet, amount: int = 0, actor: User | None = None) -> None:
     """Refuse a demo wallet (whatever the amount), and a debit larger than
     the player's balance, naming both.
 
@@ -33,6 +33,20 @@ def check_adjustment(*, wallet: Wallet, amount: int = 0) -> None:
     its last use, which would leave the adjustment's audit entry naming
     nothing (``services.demo.delete_stale_demos`` keeps such a demo)."""
     refuse_demo_wallet(wallet)
+    if actor is not None and wallet.user_id == actor.pk:
+        raise GameError(
+            _("Nobody adjusts their own balance: another operator does. Nothing was changed."),
+            code="own_wallet",
+        )
+    if actor is not None and wallet.user.is_staff and not actor.is_superuser:
+        raise GameError(
+            _(
+                "Only a superuser adjusts the balance of a staff account (%(player)s). "
+                "Nothing was changed."
+            )
+            % {"player": wallet.user},
+            code="staff_wallet",
+        )
     if amount < 0 and -amount > wallet.balance:
         raise GameError(
             _(
@@ -60,7 +74,7 @@ def do_adjustments(*, wallet_ids: list[int], amount: int, reason: str, actor: Us
         .order_by("pk")
     )
     for wallet in wallets:
-        check_adjustment(wallet=wallet, amount=amount)
+        check_adjustment(wallet=wallet, amount=amount, actor=actor)
         adjust_balance(user=wallet.user, amount=amount, reason=reason, actor=actor)
     return wallets
 

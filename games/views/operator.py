@@ -117,7 +117,12 @@ class AdjustmentForm(forms.Form):
 
 def _wallet_ids(request: HttpRequest) -> list[int]:
     raw = request.POST.get("ids") or request.GET.get("ids") or ""
-    return [int(part) for part in raw.split(",") if part.strip().isdigit()]
+    # Anything but a plausible id is ignored (and kept within the databases' integers).
+    return [
+        int(part)
+        for part in (p.strip() for p in raw.split(","))
+        if part.isascii() and part.isdigit() and len(part) <= 18
+    ]
 
 
 def adjust_wallets(request: HttpRequest) -> HttpResponse:
@@ -130,9 +135,9 @@ def adjust_wallets(request: HttpRequest) -> HttpResponse:
     if not wallets:
         messages.error(request, _("Choose at least one player's wallet to adjust."))
         return redirect(changelist)
-    try:  # a demo wallet is refused before the form is shown (the service refuses it too)
+    try:  # a demo, own or staff wallet is refused before the form is shown (and by the service)
         for wallet in wallets:
-            check_adjustment(wallet=wallet)
+            check_adjustment(wallet=wallet, actor=request.user)
     except GameError as exc:
         messages.error(request, exc.message)
         return redirect(changelist)

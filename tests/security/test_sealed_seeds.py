@@ -9,6 +9,7 @@ and an operator who loses the key on a rotation.
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import logging
@@ -27,6 +28,7 @@ from django.views.debug import ExceptionReporter
 from games.models import Profile, Round, Table
 from games.sealing import SealError
 from games.services import account, baccarat, war
+from games.services.faults import InjectedFault, inject_fault
 from games.services.rounds import Seeds
 from games.verify import derive_shoe
 from tests.casino.test_settings import run_django
@@ -159,6 +161,32 @@ def test_an_error_report_never_shows_a_seed(settings, rf, debug):
         assert "the dealer fell over" in report  # it is the report of that error
         assert secret not in report and upcoming not in report
     assert secret not in repr(seeds)
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_round_failing_mid_deal_reports_neither_its_seed_nor_its_cards(
+    make_player, settings, rf, debug
+):
+    """A War deal that fails after the shoe is shuffled (the fault point
+    after the stakes are taken): the dealing code's frames hold the seed, the
+    shoe and the hands, and the report shows none of them."""
+    settings.DEBUG = debug
+    user = make_player(chips=1_000)
+    seed = Profile.objects.get(user=user).next_server_seed
+    table = Table.objects.get(slug="casino-war")
+    with inject_fault("war.after_debit"):
+        try:
+            war.deal(user=user, table=table, ante=10 * CHIP, tie_bet=0, slip_key="boom")
+        except InjectedFault:
+            reporter = ExceptionReporter(rf.get("/"), *sys.exc_info())
+    shoe = [str(c) for c in derive_shoe(seed, Profile.objects.get(user=user).client_seed, 0, 6)]
+    text, page = reporter.get_traceback_text(), html.unescape(reporter.get_traceback_html())
+    assert "injected fault at war.after_debit" in text
+    assert "place_round" in page and "dealt" in page  # the frames and their names are there
+    for report in (text, page):
+        assert seed not in report
+        assert f"cards=[{shoe[0]!r}, {shoe[1]!r}]" not in report  # the round's dealt cards
+    assert Profile.objects.get(user=user).next_server_seed == seed  # rolled back
 
 
 def test_no_log_line_shows_a_seed_even_with_every_query_logged(make_player, caplog):

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from games.models import AuditEntry, LedgerEntry, Wallet
 from games.services import demo as demo_service
+from games.services.staff import set_up_roles
+from games.services.wallet import open_account
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 
@@ -39,3 +42,51 @@ def test_the_adjustment_screen_refuses_a_demo_wallet_with_a_message(op_client, m
     assert LedgerEntry.objects.count() == rows
     assert Wallet.objects.get(pk=demo.pk).balance == demo_service.DEMO_UNITS
     assert not AuditEntry.objects.exists()
+
+
+@pytest.fixture
+def operator_member(db):
+    """A staff member of the Operator role (no superuser), with a wallet."""
+    set_up_roles()
+    member = get_user_model().objects.create_user("op1", password="pw-Secret-123", is_staff=True)
+    member.groups.add(Group.objects.get(name="Operator"))
+    open_account(user=member)
+    return member
+
+
+def test_an_operator_cannot_credit_their_own_wallet_or_a_superusers(
+    client, operator_member, make_player
+):
+    client.force_login(operator_member)
+    boss = get_user_model().objects.create_superuser("boss", "b@x.example", None)
+    open_account(user=boss)
+    own, theirs = Wallet.objects.get(user=operator_member), Wallet.objects.get(user=boss)
+    player = Wallet.objects.get(user=make_player(chips=10))
+    before = {w.pk: w.balance for w in (own, theirs, player)}
+    entries = AuditEntry.objects.count()
+    for target, words in ((own, "Nobody adjusts their own balance"), (theirs, "staff account")):
+        shown = client.get(adjust_url(target), follow=True, **EN)
+        assert words in shown.content.decode()
+        client.post(adjust_url(target), {"direction": "credit", "amount": "1", "reason": "x"}, **EN)
+    assert {w.pk: Wallet.objects.get(pk=w.pk).balance for w in (own, theirs, player)} == before
+    assert AuditEntry.objects.count() == entries
+    # A player's wallet is the operator's to adjust, with its audit entry.
+    client.post(adjust_url(player), {"direction": "credit", "amount": "1", "reason": "x"}, **EN)
+    assert Wallet.objects.get(pk=player.pk).balance == before[player.pk] + 100
+
+
+def test_a_superuser_adjusts_a_staff_wallet_but_not_their_own(op_client, operator_member):
+    boss = get_user_model().objects.get(username="operator")
+    open_account(user=boss)
+    staff_wallet, own = Wallet.objects.get(user=operator_member), Wallet.objects.get(user=boss)
+    op_client.post(
+        adjust_url(staff_wallet), {"direction": "credit", "amount": "1", "reason": "x"}, **EN
+    )
+    op_client.post(adjust_url(own), {"direction": "credit", "amount": "1", "reason": "x"}, **EN)
+    assert Wallet.objects.get(pk=staff_wallet.pk).balance == staff_wallet.balance + 100
+    assert Wallet.objects.get(pk=own.pk).balance == own.balance
+
+
+def test_an_id_beyond_any_integer_is_no_wallet_not_an_error(op_client):
+    shown = op_client.get(reverse("admin:games_wallet_adjust") + "?ids=99999999999999999999")
+    assert shown.status_code == 302

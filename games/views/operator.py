@@ -127,7 +127,8 @@ def _wallet_ids(request: HttpRequest) -> list[int]:
 
 def adjust_wallets(request: HttpRequest) -> HttpResponse:
     """Credit or debit the chosen players (``?ids=1,2``) with a reason."""
-    if not request.user.has_perm("games.change_wallet"):
+    operator = _operator(request)
+    if not operator.has_perm("games.change_wallet"):
         raise PermissionDenied
     ids = _wallet_ids(request)
     wallets = list(Wallet.objects.select_related("user").filter(pk__in=ids).order_by("pk"))
@@ -137,7 +138,7 @@ def adjust_wallets(request: HttpRequest) -> HttpResponse:
         return redirect(changelist)
     try:  # a demo, own or staff wallet is refused before the form is shown (and by the service)
         for wallet in wallets:
-            check_adjustment(wallet=wallet, actor=request.user)
+            check_adjustment(wallet=wallet, actor=operator)
     except GameError as exc:
         messages.error(request, exc.message)
         return redirect(changelist)
@@ -149,7 +150,7 @@ def adjust_wallets(request: HttpRequest) -> HttpResponse:
                 wallet_ids=[w.pk for w in wallets],
                 amount=amount,
                 reason=form.cleaned_data["reason"],
-                actor=_operator(request),
+                actor=operator,
             )
         except GameError as exc:
             form.add_error(None, exc.message)

@@ -169,7 +169,7 @@ class ProfileAdmin(ReadOnlyAdmin):
         "client_seed",
         "next_seed_hash",
         "nonce",
-        "personal_max_bet",
+        "personal_max_bet_chips",
         "max_bet_changed_at",
         "pin_set",
         "pin_failures",
@@ -186,6 +186,10 @@ class ProfileAdmin(ReadOnlyAdmin):
     @admin.display(description=_("next server seed (SHA-256 only)"))
     def next_seed_hash(self, obj: Profile) -> str:
         return server_seed_hash(bytes.fromhex(obj.next_server_seed))
+
+    @admin.display(description=_("personal max bet (chips)"))
+    def personal_max_bet_chips(self, obj: Profile) -> str:
+        return "" if obj.personal_max_bet is None else format_chips(obj.personal_max_bet)
 
     @admin.display(description=_("PIN set"), boolean=True)
     def pin_set(self, obj: Profile) -> bool:

@@ -7,17 +7,78 @@ an address trying many usernames (a flood with random names) after more,
 since several players may share it. ``AddressLockoutHandler`` counts the
 address's failures over every username against
 ``CASINO_ADDRESS_FAILURE_LIMIT`` instead.
+
+Every failure is counted, however many arrive at once. Axes records a
+failure in two writes: its clean-up of expired attempts (a DELETE, in a transaction of
+its own), then the attempt's count (``select_for_update().get_or_create``
+and an ``F() + 1``, in another). On SQLite each write transaction waits for
+the one write lock (``BEGIN IMMEDIATE``, up to the 20 s busy timeout): when
+150 failed logins hashed at once under ``make run``, the CPU they took kept
+the lock's holders so slow that 25 of them waited past 20 s, at either write,
+and answered 500 with their failure never counted. The handler here runs
+both writes, and the read of the count, in one transaction: one wait for
+the lock per failure instead of two, and a failure that still cannot get it
+rolls back whole, so it is tried again (``WRITE_TRIES`` times) without ever
+counting twice. On PostgreSQL the same holds for a deadlock or a
+serialization failure. (casino/hashing.py keeps that many hashes from running
+at once in the first place.)
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from typing import Any
+
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_failure_limit
+from axes.models import AccessAttempt
 from django.conf import settings
+from django.db import OperationalError, connections, router, transaction
 from django.db.models import Sum
+
+log = logging.getLogger(__name__)
+
+WRITE_TRIES = 3
+# PostgreSQL's codes for a transaction it rolled back to let another through.
+_RETRYABLE_SQLSTATES = {"40P01", "40001"}  # deadlock_detected, serialization_failure
+
+
+def _lost_a_race(exc: OperationalError) -> bool:
+    """The database gave up on this transaction for another's sake (SQLite's
+    lock wait ran out, a PostgreSQL deadlock): trying again is safe."""
+    cause = exc.__cause__
+    sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
+    return "database is locked" in str(exc) or sqlstate in _RETRYABLE_SQLSTATES
+
+
+def in_one_transaction(record: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``record(...)`` in one transaction, tried again when the database
+    gave it up for another's: it rolled back whole, so nothing counts twice.
+    Inside a caller's transaction it runs once, as part of that one."""
+    using = router.db_for_write(AccessAttempt)
+    if connections[using].in_atomic_block:
+        return record(*args, **kwargs)
+    for attempt in range(1, WRITE_TRIES + 1):
+        try:
+            with transaction.atomic(using=using):
+                return record(*args, **kwargs)
+        except OperationalError as exc:
+            if attempt == WRITE_TRIES or not _lost_a_race(exc):
+                raise
+            log.warning("axes: recording a log-in again after %s (try %d)", exc, attempt)
+    raise AssertionError("unreachable")  # the loop returns or raises
 
 
 class AddressLockoutHandler(AxesDatabaseHandler):
+    def user_login_failed(self, sender, credentials: dict, request=None, **kwargs) -> None:
+        in_one_transaction(super().user_login_failed, sender, credentials, request, **kwargs)
+
+    def user_logged_in(self, sender, request, user, **kwargs) -> None:
+        # The clean-up, the access log and the reset of the failures: one
+        # wait for SQLite's write lock instead of three.
+        in_one_transaction(super().user_logged_in, sender, request, user, **kwargs)
+
     def get_failures(self, request, credentials: dict | None = None) -> int:
         """The failures, scaled so that one limit (axes') fits both counts:
         the address's count reaches it when it reaches the address limit."""

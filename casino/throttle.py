@@ -15,17 +15,35 @@ covers ``make run`` and any server without nginx.
 
 A fixed one-minute window with ``cache.add`` + ``cache.incr``: both are
 atomic in Redis and in the in-process cache.
+
+The process's password-hash pool (casino/hashing.py) is answered for here
+too. ``HashesBusyMiddleware``, first of all middleware, refuses a POST to
+those views while the pool has no room, with a 429 and ``Retry-After``,
+before the session, the user, the CSRF check or the view: under ASGI it runs
+on the event loop, so a refused post does none of that work on a thread
+(about 2 ms of CPU in all, against some 20 for a hashed one), and a flood
+refused this way does not crowd the players' requests. A hash
+refused later, inside a view (the pool filled meanwhile, a signed-in
+player's password change), raises ``HashesBusy``, which
+``CredentialThrottleMiddleware`` answers with the same page. No password is
+hashed for either.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import Resolver404, resolve
+from django.utils import translation
+
+from casino import hashing
 
 WINDOW_SECONDS = 60
 CREDENTIAL_VIEWS = frozenset({"login", "signup", "admin:login"})
@@ -89,3 +107,58 @@ class CredentialThrottleMiddleware:
         )
         response["Retry-After"] = str(wait)
         return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if isinstance(exception, hashing.HashesBusy):
+            return hashes_busy(request)
+        return None
+
+
+class HashesBusyMiddleware:
+    """A POST to the login, sign-up or admin login view while the process's
+    hash pool is full: a 429 before anything else runs. First in
+    ``MIDDLEWARE``; sync under WSGI, async under ASGI (then no thread)."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable) -> None:
+        self.get_response = get_response
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse | Awaitable[HttpResponse]:
+        if self.async_mode:
+            return self.__acall__(request)
+        return refused_for_room(request) or self.get_response(request)
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponse:
+        return refused_for_room(request) or await self.get_response(request)
+
+
+def refused_for_room(request: HttpRequest) -> HttpResponse | None:
+    if request.method != "POST" or hashing.pool().has_room():
+        return None
+    try:
+        view_name = resolve(request.path_info).view_name
+    except Resolver404:
+        return None
+    if view_name not in CREDENTIAL_VIEWS:
+        return None
+    return hashes_busy(request)
+
+
+def hashes_busy(request: HttpRequest) -> HttpResponse:
+    """The 429 for a password hash the pool had no room for: a page of its
+    own (the early refusal has no session, user or CSRF token to render the
+    site's layout with), so its headers are set here."""
+    with translation.override(translation.get_language_from_request(request)):
+        body = render_to_string("registration/hashes_busy.html")
+    response = HttpResponse(body, status=429)
+    response["Retry-After"] = str(hashing.RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    response["Content-Security-Policy"] = "default-src 'none'; style-src 'self'; font-src 'self'"
+    response["X-Content-Type-Options"] = "nosniff"
+    response["X-Frame-Options"] = "DENY"
+    return response

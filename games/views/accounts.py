@@ -36,9 +36,12 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("lobby")
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
+        # The password is hashed in save(), and a hash may be refused
+        # (casino/hashing.py: a 429, casino/throttle.py): nothing has
+        # changed by then, the demo still signed in.
+        user = form.save()
         if from_demo:
             logout(request)
-        user = form.save()
         wallet_service.open_account(user=user)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome! Your starting chips are in your wallet."))

@@ -1,9 +1,13 @@
 """ASGI entry point: HTTP through Django's own handler, websockets through
-Channels (``make run``: one daphne serves both; the cluster sends only
-``/ws/`` here and HTTP to gunicorn, casino/wsgi.py).
+Channels (``make run``: one hypercorn serves both, casino/hypercorn_conf.py;
+the cluster sends only ``/ws/`` here, to daphne, and HTTP to gunicorn,
+casino/wsgi.py).
 
-A socket is let in only from the site's own pages (casino/origin.py: scheme,
-host and port), with the session cookie (``AuthMiddlewareStack``).
+Every request body is bounded as it streams (casino/guard.py: 413 past
+``CASINO_MAX_BODY_BYTES``, before more is read), and one client address
+holds at most ``CASINO_SOCKETS_PER_ADDRESS`` sockets open. A socket is let
+in only from the site's own pages (casino/origin.py: scheme, host and port),
+with the session cookie (``AuthMiddlewareStack``).
 """
 
 from __future__ import annotations
@@ -20,12 +24,17 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from casino.guard import BodyLimit, SocketsPerAddress, lifespan  # noqa: E402
 from casino.origin import SiteOriginValidator  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
-        "websocket": SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "http": BodyLimit(django_asgi_app),
+        # The cap first: a flood of sockets is refused before any session read.
+        "websocket": SocketsPerAddress(
+            SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+        ),
+        "lifespan": lifespan,
     }
 )

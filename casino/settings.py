@@ -104,6 +104,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a credential post while the password-hash pool is full gets its
+    # 429 before any other work, and under ASGI without a thread (casino/throttle.py).
+    "casino.throttle.HashesBusyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -272,15 +275,29 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-# Argon2 first, at Django's default strength (its C code releases the GIL, so
-# the threaded login workers hash several sign-ups at once, ops/cluster.sh);
-# passwords stored with PBKDF2 still verify and are re-hashed at next login.
+# Argon2id at OWASP's floor first (casino/hashing.py: chosen on measurement,
+# docs/front-door.md); passwords stored with other Argon2 parameters, PBKDF2
+# or scrypt still verify and are hashed again with it at the next log-in.
+# Every hasher here runs its hashes in casino/hashing.py's pool.
 PASSWORD_HASHERS = [
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
-    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
-    "django.contrib.auth.hashers.ScryptPasswordHasher",
+    "casino.hashing.Argon2Hasher",
+    "casino.hashing.PBKDF2Hasher",
+    "casino.hashing.PBKDF2SHA1Hasher",
+    "casino.hashing.ScryptHasher",
 ]
+# Password hashes running at once in one process (casino/hashing.py): half
+# the cores by default, so the other half serves the players; at most
+# CASINO_HASHES_WAITING more wait for a place (a sign-up burst queues for a
+# few hashes' time), and any beyond those get a 429 at once, nothing hashed.
+CASINO_HASHES_AT_ONCE = envint(
+    "CASINO_HASHES_AT_ONCE", max(1, (os.cpu_count() or 2) // 2), minimum=1
+)
+CASINO_HASHES_WAITING = envint("CASINO_HASHES_WAITING", 4 * CASINO_HASHES_AT_ONCE, minimum=0)
+# The hashing threads' nice value (0-19): a hash takes the CPU the players'
+# requests leave. A process already nicer (the cluster's login worker) keeps its own.
+CASINO_HASH_NICE = envint("CASINO_HASH_NICE", 10, minimum=0)
+if CASINO_HASH_NICE > 19:
+    raise ImproperlyConfigured(f"CASINO_HASH_NICE must be at most 19; got {CASINO_HASH_NICE}")
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -360,9 +377,14 @@ STORAGES = {
 # --- Security ---------------------------------------------------------------
 # Request bodies: the largest form the site has is a few kilobytes; nginx
 # refuses bigger bodies in the cluster (client_max_body_size) with the same
-# limit.
+# limit, and under ASGI casino/guard.py answers 413 before reading more.
 CASINO_MAX_BODY_BYTES = envint("CASINO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = CASINO_MAX_BODY_BYTES
+# Websockets one client address may hold open at once per server process
+# (casino/guard.py; the cluster's nginx counts across its workers too): a
+# household behind one NAT with a few players and tabs, not one machine
+# holding thousands. 0: no cap.
+CASINO_SOCKETS_PER_ADDRESS = envint("CASINO_SOCKETS_PER_ADDRESS", 20, minimum=0)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

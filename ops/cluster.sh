@@ -15,15 +15,22 @@ ROOT=$(pwd)
 DIR=${CLUSTER_DIR:-$ROOT/.cluster}
 HTTP_WORKERS=${HTTP_WORKERS:-2}
 WS_WORKERS=${WS_WORKERS:-1}
-# Login and sign-up posts (every one a password hash, 0.1-0.2 s of CPU)
-# get gunicorn workers of their own, at a lower CPU priority: a player's
-# request never waits behind a hash (bench/flood.py).
-LOGIN_WORKERS=${LOGIN_WORKERS:-1}
-# Each login worker hashes LOGIN_THREADS passwords at once (Argon2's C code
-# releases the GIL): a wave of sign-ups does not queue behind one hash.
+# Login and sign-up posts (each an Argon2id hash, about 18 ms of CPU here,
+# casino/hashing.py) get gunicorn workers of their own: a player's request
+# never waits behind a hash in the same worker. Each worker hashes one
+# password at a time (CASINO_HASHES_AT_ONCE=1) while its other threads do
+# the rest of their requests or wait for it, so strangers' posts that pass
+# nginx's budget take at most LOGIN_WORKERS hashing threads of CPU. Sized on
+# bench/load.py with 300 players playing and 200 more signing up at 10 a
+# second (docs/front-door.md, "Password hashing"): at nice 10 the busy
+# machine starved the one worker and every one of the 200 timed out; two
+# workers at the players' own priority signed up all 200.
+LOGIN_WORKERS=${LOGIN_WORKERS:-2}
+# Threads per login worker: requests in progress at once; the hash pool's
+# waiting places are as many, so none is refused for want of room.
 LOGIN_THREADS=${LOGIN_THREADS:-4}
-# Their CPU priority below the players' requests (nice 0-19; 0: the same).
-LOGIN_NICE=${LOGIN_NICE:-10}
+# Their CPU priority (nice 0-19; 0: the players' own), hashes included.
+LOGIN_NICE=${LOGIN_NICE:-0}
 PORT=${PORT:-8000}
 # Below the kernel's range for outgoing connections (32768-60999), which
 # a client socket may hold under load.
@@ -36,6 +43,11 @@ WORKER_BASE=${CLUSTER_WORKER_BASE:-8101}
 # Django behind it: casino/throttle.py), and the largest request body.
 CREDENTIAL_POSTS=${CASINO_CREDENTIAL_POSTS:-10}
 MAX_BODY_BYTES=${CASINO_MAX_BODY_BYTES:-1048576}
+# Websockets one client address may hold open (nginx, across every daphne
+# worker; each worker counts too, casino/guard.py), and the seconds a client
+# has to send its whole request head (slow clients are cut off).
+SOCKETS_PER_ADDRESS=${CASINO_SOCKETS_PER_ADDRESS:-20}
+HEAD_SECONDS=${HEAD_SECONDS:-5}
 PY=$ROOT/.venv/bin/python
 DATA=/tmp/casino-cluster-$PG_PORT
 
@@ -84,6 +96,7 @@ export DJANGO_HSTS_SECONDS=0
 export DJANGO_STATIC_ROOT=$DIR/static
 export CASINO_CREDENTIAL_POSTS=$CREDENTIAL_POSTS
 export CASINO_MAX_BODY_BYTES=$MAX_BODY_BYTES
+export CASINO_SOCKETS_PER_ADDRESS=$SOCKETS_PER_ADDRESS
 ENV
   # shellcheck disable=SC1091
   . "$DIR/env"
@@ -120,7 +133,7 @@ stdout_logfile_backups=1
 "
   }
   program gunicorn "$PY -m gunicorn -c python:casino.gunicorn_conf --workers $HTTP_WORKERS --bind 127.0.0.1:$http_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
-  program login "nice -n $LOGIN_NICE env HTTP_WORKERS=$LOGIN_WORKERS $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --worker-class gthread --threads $LOGIN_THREADS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
+  program login "nice -n $LOGIN_NICE env HTTP_WORKERS=$LOGIN_WORKERS CASINO_HASHES_AT_ONCE=1 CASINO_HASHES_WAITING=$LOGIN_THREADS CASINO_HASH_NICE=0 $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --worker-class gthread --threads $LOGIN_THREADS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
@@ -163,6 +176,8 @@ SUPERVISOR
   done
 
   local burst=$(( CREDENTIAL_POSTS / 2 > 0 ? CREDENTIAL_POSTS / 2 : 1 ))
+  local ws_cap=""  # CASINO_SOCKETS_PER_ADDRESS=0: no cap
+  [ "$SOCKETS_PER_ADDRESS" = 0 ] || ws_cap="      limit_conn sockets $SOCKETS_PER_ADDRESS;"$'\n'
   cat > "$DIR/nginx.conf" <<NGINX
 worker_processes 1;
 pid $DIR/nginx.pid;
@@ -175,7 +190,16 @@ http {
   fastcgi_temp_path $DIR/tmp;
   uwsgi_temp_path $DIR/tmp;
   scgi_temp_path $DIR/tmp;
+  # A body over the limit gets 413: at once when its length says so, and a
+  # chunked one as soon as the bytes read pass it. A head not all there
+  # after HEAD_SECONDS, or a body that stalls 10 s between two reads,
+  # closes the connection (slow clients hold nothing for long).
   client_max_body_size $MAX_BODY_BYTES;
+  client_header_timeout ${HEAD_SECONDS}s;
+  client_body_timeout 10s;
+  # Open websockets per client address, over every daphne worker.
+  limit_conn_zone \$binary_remote_addr zone=sockets:10m;
+  limit_conn_status 429;
   map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
   # Anonymous credential posts per client address, before they reach a
   # worker (every one costs a password hash there): $CREDENTIAL_POSTS a
@@ -203,7 +227,7 @@ $ws_upstream  }
     proxy_set_header X-Forwarded-For \$remote_addr;
     proxy_set_header X-Forwarded-Proto \$scheme;
     location /ws/ {
-      proxy_pass http://casino_ws;
+$ws_cap      proxy_pass http://casino_ws;
       proxy_set_header Host \$http_host;
       proxy_set_header X-Forwarded-For \$remote_addr;
       proxy_set_header X-Forwarded-Proto \$scheme;

@@ -1,5 +1,6 @@
 """The production settings serve: DJANGO_DEBUG=0 with a secret key, as an
-operator runs ``make run`` (daphne) or the cluster's HTTP side (gunicorn).
+operator runs ``make run`` (its server command read from the Makefile,
+tests/make_run.py) or the cluster's HTTP side (gunicorn).
 
 Each server is started in a subprocess on a fresh SQLite file, after the
 set-up step's commands (migrate, setup_casino, collectstatic into a folder
@@ -20,6 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.make_run import make_run_command
 
 requests = pytest.importorskip("requests")
 websocket = pytest.importorskip("websocket")
@@ -65,10 +68,7 @@ def production_env(tmp_path_factory) -> dict[str, str]:
 
 
 SERVERS = {
-    "daphne": lambda port: [
-        sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-        "casino.asgi:application",
-    ],
+    "make run": lambda port: make_run_command("127.0.0.1", port),
     "gunicorn": lambda port: [
         sys.executable, "-m", "gunicorn", "-c", "python:casino.gunicorn_conf",
         "--workers", "1", "--bind", f"127.0.0.1:{port}", "casino.wsgi:application",
@@ -134,7 +134,7 @@ def test_pages_tables_and_hashed_static_files_are_served(server):
         url + "/accounts/signup/",
         data={
             "csrfmiddlewaretoken": CSRF.search(form.text).group(1),
-            "username": f"prod-{name}",
+            "username": "prod-" + name.replace(" ", "-"),
             "password1": password,
             "password2": password,
         },
@@ -146,7 +146,7 @@ def test_pages_tables_and_hashed_static_files_are_served(server):
         page = browser.get(url + table, timeout=10)
         assert page.status_code == 200, table
 
-    if name == "daphne":  # make run serves the sockets too
+    if name == "make run":  # it serves the sockets too
         cookie = f"sessionid={browser.cookies['sessionid']}"
         ws = url.replace("http://", "ws://") + "/ws/baccarat/baccarat-social/"
         for origin in ("http://127.0.0.1:1", "https://127.0.0.1:" + url.rsplit(":", 1)[1]):
@@ -157,9 +157,11 @@ def test_pages_tables_and_hashed_static_files_are_served(server):
 
 
 def test_a_body_over_the_limit_is_refused(server):
-    """A form post bigger than DATA_UPLOAD_MAX_MEMORY_SIZE is answered 400
-    and never reaches a view (nor the password hasher)."""
-    _name, url = server
+    """A form post bigger than CASINO_MAX_BODY_BYTES never reaches a view
+    (nor the password hasher): ``make run`` answers 413 before reading it
+    (casino/guard.py, tests/casino/test_front_door.py); gunicorn, behind
+    the cluster's nginx, which refuses it first, gets Django's 400."""
+    name, url = server
     browser = requests.Session()
     form = browser.get(url + "/accounts/login/", timeout=10)
     response = browser.post(
@@ -172,4 +174,4 @@ def test_a_body_over_the_limit_is_refused(server):
         headers={"Origin": url, "Referer": url + "/accounts/login/"},
         timeout=30,
     )
-    assert response.status_code == 400
+    assert response.status_code == (413 if name == "make run" else 400)

@@ -1,0 +1,200 @@
+"""The front door's two ASGI guards, for what no server we measured gives
+(docs/front-door.md): a request body bounded as it streams, and a cap on
+the websockets one client address holds open.
+
+``BodyLimit``: Django's ASGI handler reads the whole body into a spooled
+file before ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is checked, and none of daphne,
+uvicorn, hypercorn or granian has a body limit of its own for ASGI. The
+guard answers 413 at once when ``Content-Length`` says the body is over
+``CASINO_MAX_BODY_BYTES``, before a byte of it is read, and otherwise counts
+the bytes as they arrive (a chunked body has no length) and answers 413 as
+soon as they pass the limit: the application is told the client went away
+(``http.disconnect``), so it stops reading and answers nothing itself. The
+server reads the body only as the application asks for it (hypercorn's
+queue, uvicorn's flow control), so at most the limit is ever read; a server
+that buffers whole bodies first (daphne) defeats that, which is one reason
+``make run`` does not use it. A body that stalls ``BODY_GAP_SECONDS``
+between two pieces is dropped with 408: the server's head timeout ends with
+the head.
+
+``SocketsPerAddress``: one address may hold ``CASINO_SOCKETS_PER_ADDRESS``
+websockets open at once in this process; the next is refused before the
+handshake (429 where the server can send a response to a refused handshake,
+403 otherwise), so one machine cannot hold thousands of sockets, each a
+consumer, a session check and a channel-layer group. The address is the
+peer's, or with the cluster's ``--proxy-headers`` the one nginx saw. The
+cluster's nginx also counts per address across all its daphne workers
+(``limit_conn``, ops/cluster.sh).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.utils import translation
+from django.utils.translation import gettext
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+
+# Seconds a request body may stall between two pieces before the request is
+# dropped with 408 (as the cluster's nginx does with client_body_timeout):
+# the server's head timeout ends once the head is in, and a body sent a
+# byte at a time would otherwise hold its connection for as long as it likes.
+BODY_GAP_SECONDS = 10.0
+
+
+def header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return value
+    return None
+
+
+def refusal_text(scope: Scope, message: str) -> bytes:
+    """``message`` in the language the client's Accept-Language asks for,
+    as Django's LocaleMiddleware would choose it (no cookie, no URL prefix)."""
+    request = HttpRequest()
+    accept = header(scope, b"accept-language")
+    if accept:
+        request.META["HTTP_ACCEPT_LANGUAGE"] = accept.decode("latin-1")
+    with translation.override(translation.get_language_from_request(request)):
+        return (gettext(message) + "\n").encode()
+
+
+async def send_refusal(send, scope: Scope, status: int, message: str, *, prefix: str) -> None:
+    body = refusal_text(scope, message)
+    await send(
+        {
+            "type": f"{prefix}.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                # The rest of the body is never read: the connection cannot
+                # carry another request.
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": f"{prefix}.body", "body": body})
+
+
+TOO_LARGE = "The request is too large for this site."
+TOO_SLOW = "The request came too slowly. Please try again."
+TOO_MANY_SOCKETS = "Too many open connections from your network. Close a tab and try again."
+
+
+class BodyLimit:
+    """Refuse an HTTP request whose body is over ``limit`` bytes with 413,
+    having read at most ``limit`` bytes of it, and one whose body stalls
+    ``body_gap`` seconds between two pieces with 408 (see the module's note)."""
+
+    def __init__(self, app, *, limit: int | None = None, body_gap: float = BODY_GAP_SECONDS):
+        self.app = app
+        self.limit = limit  # None: CASINO_MAX_BODY_BYTES, read at each request
+        self.body_gap = body_gap
+
+    async def __call__(self, scope: Scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        limit = settings.CASINO_MAX_BODY_BYTES if self.limit is None else self.limit
+        declared = header(scope, b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            # (A length that is no number rarely gets this far: the server's
+            # parser answers 400 first.)
+            return await send_refusal(send, scope, 413, TOO_LARGE, prefix="http.response")
+
+        received = 0
+        body_done = False
+        refusal: tuple[int, str] | None = None
+        started = False
+
+        async def counted_receive() -> Message:
+            nonlocal received, body_done, refusal
+            if refusal:
+                return {"type": "http.disconnect"}
+            if body_done:  # Django waiting for a disconnect while the view runs
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.body_gap)
+            except TimeoutError:
+                refusal = (408, TOO_SLOW)
+            else:
+                if message["type"] != "http.request":
+                    return message
+                received += len(message.get("body", b""))
+                body_done = not message.get("more_body", False)
+                if received > limit:
+                    refusal = (413, TOO_LARGE)
+            if refusal:
+                # As if the client had gone: Django stops reading and drops
+                # the request (RequestAborted) without answering.
+                return {"type": "http.disconnect"}
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            if refusal:
+                return  # the refusal below is the answer
+            started = True
+            await send(message)
+
+        await self.app(scope, counted_receive, watched_send)
+        if refusal and not started:
+            status, text = refusal
+            await send_refusal(send, scope, status, text, prefix="http.response")
+
+
+class SocketsPerAddress:
+    """Refuse a client address's websocket beyond ``limit`` open at once
+    (0: no cap)."""
+
+    def __init__(self, app, *, limit: int | None = None) -> None:
+        self.app = app
+        self.limit = limit  # None: CASINO_SOCKETS_PER_ADDRESS, read at each socket
+        self.open: Counter[str] = Counter()
+
+    async def __call__(self, scope: Scope, receive, send) -> None:
+        limit = settings.CASINO_SOCKETS_PER_ADDRESS if self.limit is None else self.limit
+        client = scope.get("client")
+        if scope["type"] != "websocket" or not limit or not client:
+            return await self.app(scope, receive, send)
+        address = client[0]
+        if self.open[address] >= limit:
+            return await self.refuse(scope, receive, send)
+        # Counted from the handshake until the application is done with the
+        # socket (the consumer has seen its disconnect).
+        self.open[address] += 1
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            self.open[address] -= 1
+            if not self.open[address]:
+                del self.open[address]
+
+    async def refuse(self, scope: Scope, receive, send) -> None:
+        message = await receive()
+        if message["type"] != "websocket.connect":
+            return
+        if "websocket.http.response" in scope.get("extensions", {}):
+            await send_refusal(send, scope, 429, TOO_MANY_SOCKETS, prefix="websocket.http.response")
+        else:
+            await send({"type": "websocket.close"})  # the server answers 403
+
+
+async def lifespan(scope: Scope, receive, send) -> None:
+    """Start-up and shut-down have nothing to do here: acknowledged, so a
+    server that sends them (hypercorn) does not log the application as
+    failing them."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

@@ -1,0 +1,299 @@
+"""The front door, attacked as one laptop would: huge bodies, heads sent a
+byte at a time, and one address opening socket after socket.
+
+Against a real server: the one ``make run`` starts (its command read from
+the Makefile, tests/make_run.py) in a subprocess on a free port and a fresh
+SQLite file, with production settings; and, when ``CASINO_CLUSTER_URL``
+points at one (``make test-cluster``), the cluster behind nginx. Every
+connection is on loopback; the attacker's addresses are 127.0.0.x.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import select
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from bench.client import http_session
+from tests.make_run import make_run_command
+
+requests = pytest.importorskip("requests")
+websocket = pytest.importorskip("websocket")
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+LIMIT = 1024 * 1024  # CASINO_MAX_BODY_BYTES, the default
+BIG = 64 * 1024 * 1024
+# What ``make run`` and the cluster's nginx allow for a whole request head,
+# and the slack a loaded machine needs on top.
+HEAD_SECONDS = 5
+BODY_GAP_SECONDS = 10  # casino/guard.py's BODY_GAP_SECONDS, nginx's client_body_timeout
+SLACK_SECONDS = 3
+SOCKETS_PER_ADDRESS = int(os.environ.get("CASINO_SOCKETS_PER_ADDRESS", "20"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def make_run(tmp_path_factory):
+    """The site as ``make run`` serves it (after its set-up step)."""
+    folder = tmp_path_factory.mktemp("front-door")
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DJANGO_SECURE_COOKIES": "0",
+        "DJANGO_HSTS_SECONDS": "0",
+        "DJANGO_STATIC_ROOT": str(folder / "static"),
+        "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
+        "CASINO_TESTING": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    for name in ("CASINO_MAX_BODY_BYTES", "CASINO_SOCKETS_PER_ADDRESS"):
+        env.pop(name, None)  # the defaults are what is tested
+    for command in (
+        ["migrate", "--no-input", "-v", "0"],
+        ["setup_casino"],
+        ["collectstatic", "--no-input", "-v", "0"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True
+        )
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+    port = free_port()
+    proc = subprocess.Popen(
+        make_run_command("127.0.0.1", port),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"make run's server exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            requests.get(url + "/accounts/login/", timeout=10)
+            break
+        except requests.RequestException:  # not listening yet
+            time.sleep(0.2)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(params=["make run", "cluster"])
+def site(request) -> str:
+    if request.param == "cluster":
+        url = os.environ.get("CASINO_CLUSTER_URL")
+        if not url:
+            pytest.skip("CASINO_CLUSTER_URL names no cluster (make test-cluster sets it)")
+        return url.rstrip("/")
+    return request.getfixturevalue("make_run")
+
+
+def connect(url: str, source: str = "127.0.0.1") -> socket.socket:
+    parts = urlsplit(url)
+    s = socket.socket()
+    s.bind((source, 0))
+    s.settimeout(10)
+    s.connect((parts.hostname, parts.port))
+    return s
+
+
+def post_head(url: str, framing: str) -> bytes:
+    """The head of a form post to the lobby (no throttle in front of it)."""
+    return (
+        f"POST / HTTP/1.1\r\nHost: {urlsplit(url).netloc}\r\n"
+        f"Content-Type: application/x-www-form-urlencoded\r\n{framing}\r\n"
+    ).encode()
+
+
+def status_within(s: socket.socket, seconds: float) -> str:
+    """The status code the server answered with, or why there was none."""
+    s.settimeout(seconds)
+    try:
+        data = s.recv(4096)
+    except TimeoutError:
+        return f"no answer in {seconds} s"
+    if not data.startswith(b"HTTP/1.1 "):
+        return f"not an answer: {data[:40]!r}"
+    return data.split(b" ", 2)[1].decode()
+
+
+def test_a_64_mib_body_is_refused_before_a_byte_of_it_is_sent(site):
+    with connect(site) as s:
+        s.sendall(post_head(site, f"Content-Length: {BIG}\r\n"))
+        started = time.perf_counter()
+        assert status_within(s, 1) == "413"
+        assert time.perf_counter() - started < 1
+
+
+def test_a_64_mib_body_sent_flat_out_is_refused_long_before_its_end(site):
+    """The client keeps sending; the answer comes while most of the body is
+    still unsent (the server never waited for it)."""
+    sent = 0
+    block = b"a" * 65536
+    with connect(site) as s:
+        s.sendall(post_head(site, f"Content-Length: {BIG}\r\n"))
+        s.setblocking(False)
+        started = time.perf_counter()
+        answer = b""
+        while not answer and time.perf_counter() - started < 5:
+            readable, writable, _ = select.select([s], [s], [], 0.5)
+            if readable:
+                answer = s.recv(4096)
+            elif writable and sent < BIG:
+                with contextlib.suppress(BlockingIOError, ConnectionError):
+                    sent += s.send(block)
+        seconds = time.perf_counter() - started
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert seconds < 1
+    assert sent < BIG // 4, f"{sent} bytes went out before the answer"
+
+
+def test_a_chunked_body_one_byte_over_the_limit_is_refused_without_the_rest(site):
+    """No length to go by: the server counts, and answers once the limit is
+    passed, while the client still holds the body open (no last chunk)."""
+    body = b"a" * (LIMIT + 1)
+    with connect(site) as s:
+        s.sendall(post_head(site, "Transfer-Encoding: chunked\r\n"))
+        s.sendall(f"{len(body):x}\r\n".encode() + body + b"\r\n")
+        started = time.perf_counter()
+        assert status_within(s, 1) == "413"
+        assert time.perf_counter() - started < 1
+
+
+def test_a_chunked_body_of_exactly_the_limit_still_reaches_the_site(site):
+    """The limit is the limit: the guard does not refuse a body at it (the
+    site then answers the post itself: no CSRF token, 403)."""
+    body = b"a" * LIMIT
+    with connect(site) as s:
+        s.sendall(post_head(site, "Transfer-Encoding: chunked\r\n"))
+        s.sendall(f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n")
+        assert status_within(s, 10) == "403"
+
+
+def closed_after(s: socket.socket, trickle: bytes | None, cap: float) -> float | None:
+    """Seconds until the server closes ``s`` while it sends ``trickle`` a
+    byte every half second (or nothing); None if still open after ``cap``."""
+    started = time.perf_counter()
+    s.settimeout(0.5)
+    while time.perf_counter() - started < cap:
+        try:
+            if not s.recv(4096):
+                return time.perf_counter() - started
+        except TimeoutError:
+            pass
+        except ConnectionError:
+            return time.perf_counter() - started
+        if trickle:
+            try:
+                s.sendall(trickle)
+            except OSError:
+                return time.perf_counter() - started
+    return None
+
+
+def test_a_head_sent_a_byte_at_a_time_is_cut_off(site):
+    with connect(site, "127.0.0.5") as s:
+        s.sendall(f"GET / HTTP/1.1\r\nHost: {urlsplit(site).netloc}\r\nX-Slow: ".encode())
+        seconds = closed_after(s, b"a", HEAD_SECONDS + SLACK_SECONDS)
+    assert seconds is not None, "the connection was still open"
+
+
+def test_a_connection_that_never_sends_a_head_is_cut_off(site):
+    with connect(site, "127.0.0.5") as s:
+        seconds = closed_after(s, None, HEAD_SECONDS + SLACK_SECONDS)
+    assert seconds is not None, "the connection was still open"
+
+
+def test_a_body_that_stops_coming_is_cut_off(site):
+    """The head is whole, the body stalls: the request is dropped (a 408 from
+    make run, a closed connection from nginx) instead of held open."""
+    with connect(site, "127.0.0.5") as s:
+        s.sendall(post_head(site, "Content-Length: 100\r\n") + b"a=1&b=2")
+        started = time.perf_counter()
+        s.settimeout(BODY_GAP_SECONDS + SLACK_SECONDS)
+        try:
+            answer = s.recv(4096)
+        except TimeoutError:
+            pytest.fail("the stalled request was still open")
+        except ConnectionError:
+            answer = b""
+    assert answer == b"" or answer.startswith(b"HTTP/1.1 408 "), answer[:60]
+    assert time.perf_counter() - started < BODY_GAP_SECONDS + SLACK_SECONDS
+
+
+def sign_up(site: str, source: str) -> str:
+    """A new player's session cookie, signed up through the form."""
+    browser = http_session(source)
+    form = browser.get(site + "/accounts/signup/", timeout=10)
+    password = "Door-" + secrets.token_urlsafe(10)
+    signed = browser.post(
+        site + "/accounts/signup/",
+        data={
+            "csrfmiddlewaretoken": CSRF.search(form.text).group(1),
+            "username": f"door-{secrets.token_hex(4)}",
+            "password1": password,
+            "password2": password,
+        },
+        headers={"Origin": site, "Referer": site + "/accounts/signup/"},
+        timeout=30,
+    )
+    assert signed.status_code == 200 and signed.url == site + "/", signed.text[:300]
+    return f"sessionid={browser.cookies['sessionid']}"
+
+
+def open_socket(site: str, source: str, cookie: str):
+    ws = "ws://" + urlsplit(site).netloc + "/ws/war/casino-war/"
+    return websocket.create_connection(
+        ws, origin=site, cookie=cookie, timeout=10, socket=connect(site, source)
+    )
+
+
+def test_one_address_cannot_hold_more_sockets_than_the_cap_while_another_gets_in(site):
+    cookie = sign_up(site, "127.0.0.6")
+    held = []
+    try:
+        for _ in range(SOCKETS_PER_ADDRESS):
+            held.append(open_socket(site, "127.0.0.7", cookie))
+        with pytest.raises(websocket.WebSocketBadStatusException) as refused:
+            open_socket(site, "127.0.0.7", cookie)
+        assert refused.value.status_code == 429
+        # Another household is not held up by this one.
+        open_socket(site, "127.0.0.8", cookie).close()
+        # A socket closed frees its place.
+        held.pop().close()
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                held.append(open_socket(site, "127.0.0.7", cookie))
+                break
+            except websocket.WebSocketBadStatusException:
+                assert time.monotonic() < deadline, "the closed socket's place never freed"
+                time.sleep(0.2)
+    finally:
+        for ws in held:
+            ws.close()

@@ -3,9 +3,10 @@
 Browser tests (marker ``browser``) run in their own pytest process with
 ``CASINO_SQLITE_PATH`` pointing at a file database. They do not use
 pytest-django's test database: a session fixture migrates that file and starts
-``python -m daphne`` on it (pytest-django's live_server has no websockets),
+``make run``'s server on it (pytest-django's live_server has no websockets),
 and tests read or arrange state through the ORM on the same file with the
-``server_db`` fixture.
+``server_db`` fixture. Under pytest-xdist each worker migrates and serves a
+file of its own (``worker_database``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import itertools
 import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from games.models import LedgerEntry, Table
 from games.presets import WAR_PAYS
 from games.services.tables import create_presets, snapshot_version
 from games.services.wallet import Posting, open_account, post
+from tests.make_run import make_run_command
 
 ROOT = Path(__file__).resolve().parent.parent
 _usernames = itertools.count(1)
@@ -160,14 +161,27 @@ def browser_context_args(browser_context_args):
     return {**browser_context_args, "locale": "en-US"}
 
 
+def worker_database(path: Path) -> Path:
+    """The browser database of this pytest-xdist worker: CASINO_SQLITE_PATH
+    with the worker's id (``browser-gw1.sqlite3``), so each worker's server
+    serves a file of its own; the path itself when not under xdist."""
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return path.with_stem(f"{path.stem}-{worker}") if worker else path
+
+
 @pytest.fixture(scope="session")
 def server_db(django_db_blocker):
-    """The file database the daphne subprocess serves, open to the ORM here."""
+    """The file database the server subprocess serves, open to the ORM here."""
 
-    path = Path(settings.DATABASES["default"]["NAME"])
     assert os.environ.get("CASINO_SQLITE_PATH"), (
         "browser tests need CASINO_SQLITE_PATH (make test-browser)"
     )
+    # Changed in place, as pytest-django renames each worker's test database:
+    # Django's connection holds this very dict and reads NAME as it connects.
+    database = settings.DATABASES["default"]
+    path = worker_database(Path(database["NAME"]))
+    database["NAME"] = str(path)
     with django_db_blocker.unblock():
         connections.close_all()
         for suffix in ("", "-wal", "-shm"):
@@ -179,7 +193,8 @@ def server_db(django_db_blocker):
 
 @pytest.fixture(scope="session")
 def live_url(server_db):
-    """A daphne subprocess serving the site on the browser database."""
+    """``make run``'s server in a subprocess, serving the site on the browser
+    database."""
     port = _free_port()
     env = {
         **os.environ,
@@ -192,16 +207,7 @@ def live_url(server_db):
         "CASINO_CREDENTIAL_POSTS": "0",
     }
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "casino.asgi:application",
-        ],
+        make_run_command("127.0.0.1", port),  # the server make run starts
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -210,7 +216,7 @@ def live_url(server_db):
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"daphne exited: {proc.stderr.read().decode()[-2000:]}")
+            raise RuntimeError(f"the server exited: {proc.stderr.read().decode()[-2000:]}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                 break
@@ -218,7 +224,7 @@ def live_url(server_db):
             time.sleep(0.2)
     else:
         proc.kill()
-        raise RuntimeError("daphne did not start in 30 s")
+        raise RuntimeError("the server did not start in 30 s")
     yield f"http://127.0.0.1:{port}"
     proc.terminate()
     try:

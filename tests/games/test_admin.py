@@ -138,9 +138,11 @@ def test_it_explains_bad_input_instead_of_failing(op_client):
 
 def test_it_computes_the_live_figures_fresh_in_under_200_ms():
     _baccarat_rtp.cache_clear()  # no remembered answer: the exact odds are enumerated
-    started = time.perf_counter()
+    # CPU time of this process: the load of other processes (a second test
+    # worker, a benchmark) does not count against the enumeration.
+    started = time.process_time()
     figures = live_paytable(game="baccarat", decks="7", pays=CLASSIC_PAYS).figures
-    assert time.perf_counter() - started < 0.2
+    assert time.process_time() - started < 0.2
     assert len(figures) == 5
 
 

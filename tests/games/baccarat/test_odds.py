@@ -108,15 +108,6 @@ def test_exact_odds_refuses_other_deck_counts(decks: object) -> None:
         exact_odds(decks)  # type: ignore[arg-type]
 
 
-def test_exact_odds_is_fast_without_a_cache() -> None:
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        exact_odds(8)
-        best = min(best, time.perf_counter() - t0)
-    assert best < 0.2
-
-
 def test_classic_rtp_is_the_seed_001_figures() -> None:
     r = rtp(CLASSIC_PAYS, 8)
     assert round(float(r["banker"]) * 100, 2) == 98.94

@@ -340,10 +340,12 @@ def test_last_n_percentages_only_counts_the_last_n_rounds_and_not_pairs() -> Non
 def test_ten_thousand_rounds_all_five_roads_quickly() -> None:
     rng = random.Random(1)
     res = [Result(rng.choice(["player", "banker", "banker", "tie"])) for _ in range(10_000)]
-    t0 = time.perf_counter()
+    # CPU time of this process: the load of other processes (a second test
+    # worker, a benchmark) does not count against the roads.
+    t0 = time.process_time()
     bead_plate(res)
     big_road(res)
     big_eye_boy(res)
     small_road(res)
     cockroach_pig(res)
-    assert time.perf_counter() - t0 < 1.0  # ~50 ms on a laptop
+    assert time.process_time() - t0 < 1.0  # ~50 ms on a laptop

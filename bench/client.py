@@ -7,8 +7,9 @@ a pytest process must not get. What a player measures goes to a ``Report``
 (Locust's request events in the locustfile, a plain collector in tests).
 
 A player signs up through the real form from a loopback address of its own
-(the site throttles credential posts per address), opens both table pages
-and both websockets (session cookie, ``Origin`` of the site), and plays:
+(the site throttles credential posts per address and caps the websockets an
+address holds), opens both table pages and both websockets from it (session
+cookie, ``Origin`` of the site), and plays:
 
 * Baccarat: POST BET with the slip whole, as the page's script sends it
   (chips per area and a fresh ``slip_key``), and wait for the reveal's last
@@ -29,10 +30,12 @@ import queue
 import random
 import re
 import secrets
+import socket
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import requests
 import websocket
@@ -91,18 +94,32 @@ class Socket:
     """A websocket with a reader thread that stamps every frame on arrival,
     so a frame's time does not depend on when the player reads it."""
 
-    def __init__(self, url: str, *, origin: str, cookie: str, timeout: float) -> None:
+    def __init__(
+        self, url: str, *, origin: str, cookie: str, timeout: float, address: str | None = None
+    ) -> None:
         self.frames: queue.Queue[tuple[float, str]] = queue.Queue()
         self.closing = False
         self.dropped = ""
-        self.ws = websocket.create_connection(
-            url,
-            origin=origin,
-            cookie=cookie,
-            header=["Accept-Language: en"],
-            timeout=timeout,
-            enable_multithread=True,
-        )
+        connected = None
+        if address:  # from the player's own address, as its pages come
+            parts = urlsplit(url)
+            connected = socket.create_connection(
+                (parts.hostname, parts.port or 80), timeout=timeout, source_address=(address, 0)
+            )
+        try:
+            self.ws = websocket.create_connection(
+                url,
+                origin=origin,
+                cookie=cookie,
+                header=["Accept-Language: en"],
+                timeout=timeout,
+                enable_multithread=True,
+                socket=connected,
+            )
+        except Exception:
+            if connected is not None:
+                connected.close()
+            raise
         self.ws.settimeout(None)
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
@@ -198,6 +215,7 @@ class Player:
         self.pace = pace
         self.baccarat_table = baccarat_table
         self.war_table = war_table
+        self.address = address
         self.http = http_session(address)
         self.http.headers.update({"Accept-Language": "en", "User-Agent": "casino-bench-load"})
         self.bac_key = ""
@@ -295,6 +313,7 @@ class Player:
             origin=self.base,
             cookie=cookie,
             timeout=self.timeout,
+            address=self.address,
         )
 
     def reconnect_baccarat(self) -> None:

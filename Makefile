@@ -61,10 +61,10 @@ chromium:
 
 # The fast and browser suites run on TEST_WORKERS pytest-xdist workers (auto:
 # one a core). Each worker has a test database of its own (pytest-django adds
-# _gw0, _gw1 to its name), and in the browser suite its own daphne on its own
-# file (tests/conftest.py's worker_database). worksteal hands each worker half
-# the tests in order, so a module's fixtures mostly start once, and moves
-# tests from a busy worker to an idle one. TEST_WORKERS=0 runs them in one process.
+# _gw0, _gw1 to its name), and in the browser suite its own server (make run's)
+# on its own file (tests/conftest.py's worker_database). worksteal hands each
+# worker half the tests in order, so a module's fixtures mostly start once, and
+# moves tests from a busy worker to an idle one. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= auto
 XDIST := -n $(TEST_WORKERS) --dist worksteal
 

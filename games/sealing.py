@@ -43,8 +43,11 @@ class SealError(ValueError):
     """A sealed value that no configured key opens (a wrong or missing key)."""
 
 
+@functools.lru_cache(maxsize=8)
 def derive_key(secret: str) -> bytes:
-    """A Fernet key derived from a secret (HKDF-SHA256, info fixed above)."""
+    """A Fernet key derived from a secret (HKDF-SHA256, info fixed above);
+    remembered, since every seed sealed or opened asks for it (the
+    derivation was half a seal's cost)."""
     raw = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_DERIVATION_INFO).derive(
         secret.encode("utf-8")
     )

@@ -19,6 +19,7 @@ from games.admin.base import ReadOnlyAdmin
 from games.cards import server_seed_hash
 from games.display import format_chips
 from games.models import LedgerEntry, Profile, Round, Wallet
+from games.selectors.round_facts import is_open
 from games.views import operator
 
 
@@ -143,7 +144,7 @@ class RoundAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("server seed"))
     def revealed_seed(self, obj: Round) -> str:
-        if obj.status == Round.Status.OPEN:
+        if is_open(obj):  # the round page's rule: its war is still to be dealt
             return str(_("Sealed until the round is over."))
         return obj.server_seed
 

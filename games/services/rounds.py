@@ -339,10 +339,6 @@ class CheckedBet:
     stakes: dict[str, int]
     raised_from: dict[str, int]
 
-    @property
-    def total(self) -> int:
-        return sum(self.stakes.values())
-
 
 def _label(area: str) -> str:
     return str(AREA_LABELS.get(area, area))

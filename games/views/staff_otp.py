@@ -153,6 +153,25 @@ def _key_text(device: TOTPDevice) -> str:
     return " ".join(key[i : i + 4] for i in range(0, len(key), 4))
 
 
+def _take_code(
+    request: HttpRequest, user: User, device: TOTPDevice, form: CodeForm, *, confirmed: str = ""
+) -> HttpResponse | None:
+    """A posted code, on the code page and the enrolment page alike: the
+    lock-out page when the account is locked (before or because of this
+    code), the signed-in redirect when the code is right (saying
+    ``confirmed`` first, if given), else None with the form's error set."""
+    locked = _locked_out(request, user)
+    if locked is not None or not form.is_valid():
+        return locked
+    good, throttled = _check_code(device, form.cleaned_data["code"])
+    if good:
+        if confirmed:
+            messages.success(request, confirmed)
+        return _signed_in(request, device)
+    _wrong_code(request, user, form, throttled=throttled)
+    return _locked_out(request, user)
+
+
 @login_required
 @never_cache
 @require_http_methods(["GET", "POST"])
@@ -166,17 +185,9 @@ def verify(request: HttpRequest) -> HttpResponse:
         return redirect(_with_next("staff_otp_enroll", next_url))
     form = CodeForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
-        locked = _locked_out(request, user)
-        if locked is not None:
-            return locked
-        if form.is_valid():
-            good, throttled = _check_code(device, form.cleaned_data["code"])
-            if good:
-                return _signed_in(request, device)
-            _wrong_code(request, user, form, throttled=throttled)
-            locked = _locked_out(request, user)
-            if locked is not None:
-                return locked
+        answer = _take_code(request, user, device, form)
+        if answer is not None:
+            return answer
     return render(request, "registration/staff_otp_verify.html", {"form": form, "next": next_url})
 
 
@@ -194,21 +205,15 @@ def enroll(request: HttpRequest) -> HttpResponse:
     ).first() or TOTPDevice.objects.create(user=user, name=DEVICE_NAME, confirmed=False)
     form = CodeForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
-        locked = _locked_out(request, user)
-        if locked is not None:
-            return locked
-        if form.is_valid():
-            good, throttled = _check_code(device, form.cleaned_data["code"])
-            if good:
-                messages.success(
-                    request,
-                    _("Your authenticator app is set up: operator sign-ins ask for its code."),
-                )
-                return _signed_in(request, device)
-            _wrong_code(request, user, form, throttled=throttled)
-            locked = _locked_out(request, user)
-            if locked is not None:
-                return locked
+        answer = _take_code(
+            request,
+            user,
+            device,
+            form,
+            confirmed=_("Your authenticator app is set up: operator sign-ins ask for its code."),
+        )
+        if answer is not None:
+            return answer
     context = {
         "form": form,
         "next": next_url,

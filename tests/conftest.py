@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import socket
-import subprocess
 import time
 from pathlib import Path
 
@@ -30,7 +28,7 @@ from games.models import LedgerEntry, Table
 from games.presets import WAR_PAYS
 from games.services.tables import create_presets, snapshot_version
 from games.services.wallet import Posting, open_account, post
-from tests.make_run import make_run_command
+from tests.make_run import free_port, make_run_command, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 _usernames = itertools.count(1)
@@ -133,12 +131,6 @@ def quick_war(db):
 # --- browser harness ---------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     return {
@@ -195,7 +187,7 @@ def server_db(django_db_blocker):
 def live_url(server_db):
     """``make run``'s server in a subprocess, serving the site on the browser
     database."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "CASINO_SQLITE_PATH": str(server_db),
@@ -206,31 +198,9 @@ def live_url(server_db):
         # credential throttle has its own tests.
         "CASINO_CREDENTIAL_POSTS": "0",
     }
-    proc = subprocess.Popen(
-        make_run_command("127.0.0.1", port),  # the server make run starts
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited: {proc.stderr.read().decode()[-2000:]}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        proc.kill()
-        raise RuntimeError("the server did not start in 30 s")
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    # The server make run starts.
+    with serving(make_run_command("127.0.0.1", port), env, port, seconds=30) as url:
+        yield url
 
 
 @pytest.fixture

@@ -1,14 +1,22 @@
-"""The server command ``make run`` ends with, read from the Makefile itself
-(``make -n run``), so the tests serve the site exactly as ``make run`` does
-and follow it when its server or limits change."""
+"""Serving the site in tests as ``make run`` does: its server command, read
+from the Makefile itself (``make -n run``) so the tests follow it when its
+server or limits change; production settings on a fresh file, its set-up
+steps, and a server subprocess for the length of a block."""
 
 from __future__ import annotations
 
+import os
+import secrets
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.error import HTTPError
+from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,3 +43,76 @@ def make_run_command(host: str, port: int) -> list[str]:
     if command[0].endswith("/python"):
         command[0] = sys.executable
     return command
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def production_env(folder: Path) -> dict[str, str]:
+    """Production settings (debug off) on a fresh SQLite file and static root
+    in ``folder``, over plain http on loopback: the embedded default as a
+    small casino would deploy it."""
+    return {
+        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DJANGO_SECURE_COOKIES": "0",
+        "DJANGO_HSTS_SECONDS": "0",
+        "DJANGO_STATIC_ROOT": str(folder / "static"),
+        "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
+        "CASINO_TESTING": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+def set_up_site(env: dict[str, str]) -> None:
+    """``make run``'s set-up that a served site needs: migrate, the default
+    tables, the collected static files."""
+    for command in (
+        ["migrate", "--no-input", "-v", "0"],
+        ["setup_casino"],
+        ["collectstatic", "--no-input", "-v", "0"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True
+        )
+        if done.returncode:
+            raise RuntimeError(f"{command[0]} failed: {done.stderr.decode()[-2000:]}")
+
+
+@contextmanager
+def serving(command: list[str], env: dict[str, str], port: int, *, seconds: float = 120):
+    """``command`` in a subprocess until the block ends; the block starts
+    once the server answers on ``port`` (its URL is yielded)."""
+    proc = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + seconds
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{command[:3]} exited: {proc.stderr.read().decode()[-2000:]}")
+            try:
+                urlopen(url + "/accounts/login/", timeout=10).close()  # noqa: S310 - loopback
+                break
+            except HTTPError:  # it answers
+                break
+            except OSError:  # not listening yet, or still loading
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{command[:3]} did not answer in {seconds:g} s") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -16,8 +16,6 @@ import re
 import secrets
 import select
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -25,7 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from bench.client import http_session
-from tests.make_run import make_run_command
+from tests.make_run import free_port, make_run_command, production_env, serving, set_up_site
 
 requests = pytest.importorskip("requests")
 websocket = pytest.importorskip("websocket")
@@ -42,65 +40,16 @@ SLACK_SECONDS = 3
 SOCKETS_PER_ADDRESS = int(os.environ.get("CASINO_SOCKETS_PER_ADDRESS", "20"))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def make_run(tmp_path_factory):
     """The site as ``make run`` serves it (after its set-up step)."""
-    folder = tmp_path_factory.mktemp("front-door")
-    env = {
-        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
-        "DJANGO_DEBUG": "0",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
-        "DJANGO_SECURE_COOKIES": "0",
-        "DJANGO_HSTS_SECONDS": "0",
-        "DJANGO_STATIC_ROOT": str(folder / "static"),
-        "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
-        "CASINO_TESTING": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
+    env = production_env(tmp_path_factory.mktemp("front-door"))
     for name in ("CASINO_MAX_BODY_BYTES", "CASINO_SOCKETS_PER_ADDRESS"):
         env.pop(name, None)  # the defaults are what is tested
-    for command in (
-        ["migrate", "--no-input", "-v", "0"],
-        ["setup_casino"],
-        ["collectstatic", "--no-input", "-v", "0"],
-    ):
-        done = subprocess.run(
-            [sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True
-        )
-        assert done.returncode == 0, done.stderr.decode()[-2000:]
+    set_up_site(env)
     port = free_port()
-    proc = subprocess.Popen(
-        make_run_command("127.0.0.1", port),
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"make run's server exited: {proc.stderr.read().decode()[-2000:]}")
-        try:
-            requests.get(url + "/accounts/login/", timeout=10)
-            break
-        except requests.RequestException:  # not listening yet
-            time.sleep(0.2)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    with serving(make_run_command("127.0.0.1", port), env, port) as url:
+        yield url
 
 
 @pytest.fixture(params=["make run", "cluster"])

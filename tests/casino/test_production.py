@@ -11,17 +11,14 @@ of another origin is answered 403 by the server.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests import make_run
 from tests.make_run import make_run_command
 
 requests = pytest.importorskip("requests")
@@ -33,37 +30,10 @@ ICON = re.compile(r'href="(/static/favicon\.[0-9a-f]{12}\.svg)"')
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def production_env(tmp_path_factory) -> dict[str, str]:
-    folder = tmp_path_factory.mktemp("production")
-    env = {
-        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
-        "DJANGO_DEBUG": "0",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
-        "DJANGO_SECURE_COOKIES": "0",
-        "DJANGO_HSTS_SECONDS": "0",
-        "DJANGO_STATIC_ROOT": str(folder / "static"),
-        "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
-        "CASINO_TESTING": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-    for command in (
-        ["migrate", "--no-input", "-v", "0"],
-        ["setup_casino"],
-        ["collectstatic", "--no-input", "-v", "0"],
-    ):
-        done = subprocess.run(
-            [sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True
-        )
-        assert done.returncode == 0, done.stderr.decode()[-2000:]
+    env = make_run.production_env(tmp_path_factory.mktemp("production"))
+    make_run.set_up_site(env)
     return env
 
 
@@ -80,31 +50,9 @@ SERVERS = {
 def server(request, production_env):
     if request.param == "gunicorn":
         pytest.importorskip("gunicorn")
-    port = free_port()
-    proc = subprocess.Popen(
-        SERVERS[request.param](port),
-        cwd=ROOT,
-        env=production_env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"{request.param} exited: {proc.stderr.read().decode()[-2000:]}")
-        try:
-            requests.get(url + "/accounts/login/", timeout=10)
-            break
-        except requests.RequestException:  # not listening yet, or still loading
-            time.sleep(0.2)
-    yield request.param, url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    port = make_run.free_port()
+    with make_run.serving(SERVERS[request.param](port), production_env, port) as url:
+        yield request.param, url
 
 
 def test_pages_tables_and_hashed_static_files_are_served(server):

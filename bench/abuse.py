@@ -69,13 +69,9 @@ import re
 import resource
 import secrets
 import selectors
-import shutil
-import signal
 import socket
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -204,101 +200,6 @@ class MemorySampler(threading.Thread):
 
 
 # ------------------------------------------------------------------ make run
-
-
-def make_run_commands(host: str, port: int) -> tuple[list[str], str]:
-    """(set-up commands, server command) of the Makefile's ``run`` target,
-    from ``make -n``: the last command serves, the ``manage.py`` ones before
-    it prepare the database and the static files."""
-    printed = subprocess.run(
-        ["make", "-n", "--no-print-directory", "run", f"HOST={host}", f"PORT={port}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    commands: list[str] = []
-    pending = ""
-    for line in printed.splitlines():
-        if line.endswith("\\"):
-            pending += line[:-1] + " "
-            continue
-        commands.append((pending + line).strip())
-        pending = ""
-    commands = [c for c in commands if c]
-    server = commands[-1]
-    if server.startswith("echo") or "manage.py" in server:
-        raise SystemExit(f"`make -n run`'s last command does not look like a server: {server}")
-    setup = [c for c in commands[:-1] if "manage.py" in c and "compilemessages" not in c]
-    return setup, server
-
-
-class MakeRunServer:
-    """``make run``'s server on a fresh SQLite file, production settings
-    (DEBUG off), its static files in a folder of its own; stopped and deleted
-    afterwards. Shaped like bench/load.py's ``SingleServer``."""
-
-    def __init__(self, host: str, port: int) -> None:
-        if load.port_open(host, port):
-            raise SystemExit(f"something already listens on {host}:{port}; pick another --url")
-        self.dir = Path(tempfile.mkdtemp(prefix="casino-abuse-"))
-        self.env = load.server_env(
-            {
-                "CASINO_SQLITE_PATH": str(self.dir / "abuse.sqlite3"),
-                "DJANGO_STATIC_ROOT": str(self.dir / "static"),
-                "DJANGO_DEBUG": "0",
-                "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-                "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-                "DJANGO_SECURE_SSL_REDIRECT": "0",
-                "DJANGO_SECURE_COOKIES": "0",
-                "DJANGO_HSTS_SECONDS": "0",
-            }
-        )
-        self.env.pop("DATABASE_URL", None)
-        self.env.pop("REDIS_URL", None)
-        setup, self.command = make_run_commands(host, port)
-        for command in setup:
-            subprocess.run(["sh", "-c", command], cwd=ROOT, env=self.env, check=True)
-        print(f"make run serves with: {self.command}", file=sys.stderr, flush=True)
-        self.log = open(self.dir / "server.log", "w")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            ["sh", "-c", self.command],
-            cwd=ROOT,
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.pids = [self.proc.pid]
-        self.stack_pids = self.pids
-
-    def ledger_env(self) -> dict[str, str]:
-        return self.env
-
-    def log_tail(self) -> str:
-        self.log.flush()
-        return (self.dir / "server.log").read_text(errors="replace")[-3000:]
-
-    def stop(self) -> None:
-        """SIGTERM to the whole process group (the shell may have gone while
-        the server lingers on open connections), SIGKILL after 15 s."""
-        for sig, wait in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0)):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                break
-            end = time.monotonic() + wait
-            while time.monotonic() < end:
-                self.proc.poll()  # reap the shell
-                try:
-                    os.killpg(self.proc.pid, 0)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.2)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=5)
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def server_pids(args: argparse.Namespace, server) -> list[int]:
@@ -964,9 +865,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def start_server(args: argparse.Namespace):
-    if args.serve == "single":
-        parts = urlsplit(args.url)
-        return MakeRunServer(parts.hostname or "127.0.0.1", parts.port or 80)
     return load.start_server(args)
 
 

@@ -10,7 +10,8 @@ Run from the repository root, for example::
     .venv/bin/python bench/load.py --serve none --url http://127.0.0.1:8000 \\
         --sqlite-path db/casino.sqlite3
 
-``--serve single`` starts one daphne on a fresh SQLite file (``make run``),
+``--serve single`` starts ``make run``'s server (its commands read from the
+Makefile) on a fresh SQLite file,
 ``--serve cluster`` runs ``make cluster`` (``--http-workers`` gunicorn and
 ``--ws-workers`` daphne workers on PostgreSQL and Redis behind nginx) and
 ``make cluster-stop`` afterwards, ``--serve none`` uses a running server.
@@ -118,15 +119,46 @@ def server_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def make_run_commands(host: str, port: int) -> tuple[list[str], str]:
+    """(set-up commands, server command) of the Makefile's ``run`` target,
+    from ``make -n``: the last command serves, the ``manage.py`` ones before
+    it prepare the database and the static files."""
+    printed = subprocess.run(
+        ["make", "-n", "--no-print-directory", "run", f"HOST={host}", f"PORT={port}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    commands: list[str] = []
+    pending = ""
+    for line in printed.splitlines():
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        commands.append((pending + line).strip())
+        pending = ""
+    commands = [c for c in commands if c]
+    server = commands[-1]
+    if server.startswith("echo") or "manage.py" in server:
+        raise SystemExit(f"`make -n run`'s last command does not look like a server: {server}")
+    setup = [c for c in commands[:-1] if "manage.py" in c and "compilemessages" not in c]
+    return setup, server
+
+
 class SingleServer:
-    """One daphne on a fresh SQLite file, production settings (DEBUG off)."""
+    """``make run``'s server on a fresh SQLite file, production settings
+    (DEBUG off), its static files in a folder of its own; stopped and deleted
+    afterwards."""
 
     def __init__(self, host: str, port: int) -> None:
+        if port_open(host, port):
+            raise SystemExit(f"something already listens on {host}:{port}; pick another --url")
         self.dir = Path(tempfile.mkdtemp(prefix="casino-load-"))
-        self.db = self.dir / "load.sqlite3"
         self.env = server_env(
             {
-                "CASINO_SQLITE_PATH": str(self.db),
+                "CASINO_SQLITE_PATH": str(self.dir / "load.sqlite3"),
+                "DJANGO_STATIC_ROOT": str(self.dir / "static"),
                 "DJANGO_DEBUG": "0",
                 "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
                 "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -137,21 +169,18 @@ class SingleServer:
         )
         self.env.pop("DATABASE_URL", None)
         self.env.pop("REDIS_URL", None)
-        if port_open(host, port):
-            raise SystemExit(f"something already listens on {host}:{port}; pick another --url")
-        for command in (
-            ["migrate", "--no-input", "-v", "0"],
-            ["setup_casino"],
-            ["collectstatic", "--no-input", "-v", "0"],
-        ):
-            subprocess.run([str(PY), "manage.py", *command], cwd=ROOT, env=self.env, check=True)
-        self.log = open(self.dir / "daphne.log", "w")  # noqa: SIM115 - closed in stop()
+        setup, self.command = make_run_commands(host, port)
+        for command in setup:
+            subprocess.run(["sh", "-c", command], cwd=ROOT, env=self.env, check=True)
+        print(f"make run serves with: {self.command}", file=sys.stderr, flush=True)
+        self.log = open(self.dir / "server.log", "w")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [str(PY), "-m", "daphne", "-b", host, "-p", str(port), "casino.asgi:application"],
+            ["sh", "-c", self.command],
             cwd=ROOT,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         self.pids = [self.proc.pid]
         self.stack_pids = self.pids
@@ -161,14 +190,25 @@ class SingleServer:
 
     def log_tail(self) -> str:
         self.log.flush()
-        return (self.dir / "daphne.log").read_text(errors="replace")[-3000:]
+        return (self.dir / "server.log").read_text(errors="replace")[-3000:]
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        """SIGTERM to the whole process group (the shell may have gone while
+        the server lingers on open connections), SIGKILL after 15 s."""
+        for sig, wait in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            end = time.monotonic() + wait
+            while time.monotonic() < end:
+                self.proc.poll()  # reap the shell
+                try:
+                    os.killpg(self.proc.pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.2)
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import secrets
 import shlex
-import shutil
 import socket
 import subprocess
 import sys
@@ -18,28 +17,16 @@ from pathlib import Path
 from urllib.error import HTTPError
 from urllib.request import urlopen
 
+from bench.load import make_run_commands
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def make_run_command(host: str, port: int) -> list[str]:
-    """``make run``'s last command for ``host`` and ``port``, with this
-    interpreter as its Python."""
-    printed = subprocess.run(
-        [
-            shutil.which("make") or "make",
-            "--no-print-directory",
-            "-n",
-            "run",
-            f"HOST={host}",
-            f"PORT={port}",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    last = printed.replace("\\\n", " ").strip().splitlines()[-1]
-    command = shlex.split(last)
+    """``make run``'s last command for ``host`` and ``port`` (read by
+    bench/load.py's ``make_run_commands``), with this interpreter as its
+    Python."""
+    command = shlex.split(make_run_commands(host, port)[1])
     if command[0].endswith("/python"):
         command[0] = sys.executable
     return command

@@ -9,7 +9,6 @@ import time
 from decimal import Decimal
 
 import pytest
-from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
@@ -23,6 +22,7 @@ from games.selectors.dashboard import _baccarat_rtp, live_paytable
 from games.services import rounds
 from games.verify import derive_shoe
 from games.war.rules import play_war, rank_value
+from tests.admin_forms import admin_form_data as form_data
 
 User = get_user_model()
 
@@ -53,27 +53,6 @@ def table(slug: str) -> Table:
 
 def change_url(t: Table) -> str:
     return reverse("admin:games_table_change", args=[t.pk])
-
-
-def form_data(client, url: str) -> dict[str, object]:
-    """What the browser would post back unchanged from the admin form at
-    ``url``: the editable fields the page shows, nothing more."""
-    response = client.get(url)
-    assert response.status_code == 200
-    data: dict[str, object] = {}
-    for fieldset in response.context["adminform"]:
-        for line in fieldset:
-            for admin_field in line:
-                if admin_field.is_readonly:
-                    continue
-                bound = admin_field.field
-                value = bound.value()
-                if isinstance(bound.field, forms.BooleanField):
-                    if value:
-                        data[bound.name] = "on"
-                elif value is not None:
-                    data[bound.name] = value
-    return data
 
 
 def figure(html: str, key: str) -> str:

@@ -34,7 +34,6 @@ from html.parser import HTMLParser
 
 import pytest
 from channels.db import database_sync_to_async
-from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.test import Client
@@ -45,6 +44,7 @@ from games.models import AuditEntry, LedgerEntry, Profile, Round, Table, TableVe
 from games.services import baccarat as baccarat_service
 from games.services import war as war_service
 from games.services.wallet import open_account
+from tests.admin_forms import admin_form_data
 from tests.games.consumers.conftest import baccarat_socket
 
 User = get_user_model()
@@ -245,26 +245,6 @@ class World:
 
     def value(self, name: str) -> str:
         return self.planted[name]
-
-
-def admin_form_data(client: Client, url: str) -> dict[str, object]:
-    """What the browser posts back unchanged from the admin form at ``url``."""
-    response = client.get(url, **EN)
-    assert response.status_code == 200
-    data: dict[str, object] = {}
-    for fieldset in response.context["adminform"]:
-        for line in fieldset:
-            for admin_field in line:
-                if admin_field.is_readonly:
-                    continue
-                bound = admin_field.field
-                value = bound.value()
-                if isinstance(bound.field, forms.BooleanField):
-                    if value:
-                        data[bound.name] = "on"
-                elif value is not None:
-                    data[bound.name] = value
-    return data
 
 
 def rename_table(world_client: Client, table: Table, name: str) -> Table:

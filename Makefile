@@ -118,12 +118,15 @@ CLUSTER_TEST_REDIS_PORT ?= 26381
 CLUSTER_TEST_ENV := CLUSTER_DIR=$(CLUSTER_TEST_DIR) PORT=$(CLUSTER_TEST_PORT) \
   CLUSTER_PG_PORT=$(CLUSTER_TEST_PG_PORT) CLUSTER_REDIS_PORT=$(CLUSTER_TEST_REDIS_PORT) \
   CLUSTER_WORKER_BASE=28101 HTTP_WORKERS=2 WS_WORKERS=2 CASINO_REVEAL_DELAY=0.05 CASINO_REVEAL_FAST_DELAY=0.01
+# The front door's attacks against the cluster's nginx (their make run half
+# ran in the fast suite).
+CLUSTER_TESTS := tests/casino/test_front_door.py
 test-cluster: $(VENV)/.dev messages
 	$(CLUSTER_TEST_ENV) ops/cluster.sh start
 	CASINO_CLUSTER_URL=http://127.0.0.1:$(CLUSTER_TEST_PORT) \
 	DATABASE_URL=postgres://postgres@127.0.0.1:$(CLUSTER_TEST_PG_PORT)/casino \
 	REDIS_URL=redis://127.0.0.1:$(CLUSTER_TEST_REDIS_PORT)/1 \
-	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS)); \
+	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS) $(CLUSTER_TESTS)); \
 	  status=$$?; $(CLUSTER_TEST_ENV) ops/cluster.sh stop >/dev/null; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 # HTTP_WORKERS gunicorn processes (default 2) and WS_WORKERS daphne

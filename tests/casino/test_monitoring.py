@@ -6,13 +6,19 @@ chips, refusals, failed logins and ledger audits the services really made.
 
 from __future__ import annotations
 
+import io
+import os
+import subprocess
+import sys
+
 import pytest
+from channels.layers import channel_layers
 from django.core.management import call_command
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from games.errors import BetRefused
-from games.models import Round, Table
+from games.models import Round, Table, Wallet
 from games.services import baccarat, war
 from tests.make_run import free_port
 
@@ -74,9 +80,7 @@ def test_it_is_not_ready_when_the_channel_layer_is_down(client, settings):
             "CONFIG": {"hosts": [f"redis://127.0.0.1:{port}/0"]},
         }
     }
-    from channels.layers import channel_layers  # noqa: PLC0415  (its cache follows settings)
-
-    channel_layers.backends.clear()
+    channel_layers.backends.clear()  # made again from the settings above
     try:
         response = client.get("/readyz")
     finally:
@@ -121,14 +125,11 @@ def test_it_hides_the_metrics_from_everyone_while_no_token_is_set(client, settin
         assert client.get("/metrics", HTTP_AUTHORIZATION=header).status_code == 404
 
 
-def test_it_refuses_a_short_token_at_start_up(monkeypatch):
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
-
+def test_it_refuses_a_short_token_at_start_up():
     result = subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
         env={
-            **__import__("os").environ,
+            **os.environ,
             "DJANGO_SETTINGS_MODULE": "casino.settings",
             "CASINO_METRICS_TOKEN": "short",
         },
@@ -230,18 +231,16 @@ def test_it_counts_failed_logins(client, make_player):
 
 def test_it_reports_the_last_ledger_audit(client, make_player):
     player = make_player(chips=100)
-    call_command("audit_ledger", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    call_command("audit_ledger", stdout=io.StringIO())
     samples = scrape(client)
     assert value(samples, "casino_ledger_audit_ok") == 1
     assert value(samples, "casino_ledger_audit_wallets_off") == 0
     assert value(samples, "casino_ledger_audit_timestamp_seconds") > 0
 
     # A wallet changed behind the ledger's back (no ledger row): the next audit says so.
-    from games.models import Wallet  # noqa: PLC0415
-
     Wallet.objects.filter(user=player).update(balance=1)
     with pytest.raises(Exception, match="do not match"):
-        call_command("audit_ledger", stdout=open("/dev/null", "w"), stderr=open("/dev/null", "w"))  # noqa: SIM115
+        call_command("audit_ledger", stdout=io.StringIO(), stderr=io.StringIO())
     samples = scrape(client)
     assert value(samples, "casino_ledger_audit_ok") == 0
     assert value(samples, "casino_ledger_audit_wallets_off") == 1

@@ -51,8 +51,9 @@ HEAD_SECONDS=${HEAD_SECONDS:-5}
 PY=$ROOT/.venv/bin/python
 DATA=/tmp/casino-cluster-$PG_PORT
 # Monitoring (docs/monitoring.md): Prometheus on loopback, scraping every
-# server program; the ledger audit every AUDIT_SECONDS for its alert.
-PROMETHEUS_PORT=${CLUSTER_PROMETHEUS_PORT:-25090}
+# server program (by default on WORKER_BASE + 60, so each cluster's is its
+# own); the ledger audit every AUDIT_SECONDS for its alert.
+PROMETHEUS_PORT=${CLUSTER_PROMETHEUS_PORT:-$((WORKER_BASE + 60))}
 AUDIT_SECONDS=${CASINO_AUDIT_SECONDS:-300}
 
 # Wait until url answers (30 s at most); say why not if it never does.

@@ -244,3 +244,11 @@ def test_it_reports_the_last_ledger_audit(client, make_player):
     samples = scrape(client)
     assert value(samples, "casino_ledger_audit_ok") == 0
     assert value(samples, "casino_ledger_audit_wallets_off") == 1
+
+
+def test_a_superuser_without_the_token_gets_no_metrics(client, django_user_model):
+    """Staff status opens the admin, not the books' figures: only the token does."""
+    boss = django_user_model.objects.create_superuser("boss", password="pw-Secret-123")
+    client.force_login(boss)
+    assert client.get("/metrics").status_code == 404
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code == 404

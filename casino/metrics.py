@@ -18,20 +18,22 @@ from pathlib import Path
 
 from prometheus_client import Counter, Gauge, Histogram, multiprocess
 
+# book: "real" for players' accounts, "demo" for visitors' demo accounts,
+# whose chips every real figure of the site leaves out (games/services/demo.py).
 ROUNDS = Counter(
     "casino_rounds",
-    "Rounds settled, by game and table.",
-    ["game", "table"],
+    "Rounds settled, by game, table and book (real or demo).",
+    ["game", "table", "book"],
 )
 STAKED = Counter(
     "casino_chips_staked",
-    "Chips staked in settled rounds (a war's raise included), by game and table.",
-    ["game", "table"],
+    "Chips staked in settled rounds (a war's raise included), by game, table and book.",
+    ["game", "table", "book"],
 )
 RETURNED = Counter(
     "casino_chips_returned",
-    "Chips given back by settled rounds (stakes included), by game and table.",
-    ["game", "table"],
+    "Chips given back by settled rounds (stakes included), by game, table and book.",
+    ["game", "table", "book"],
 )
 REFUSALS = Counter(
     "casino_refusals",

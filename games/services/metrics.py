@@ -34,14 +34,16 @@ def _moments(game: str, area: str, stake: int, pays: tuple[tuple[str, str], ...]
 def _count(
     game: str,
     table: str,
+    book: str,
     bets: Mapping[str, int],
     returns: Mapping[str, int],
     pays: tuple[tuple[str, str], ...],
     decks: int,
 ) -> None:
-    metrics.ROUNDS.labels(game, table).inc()
-    metrics.STAKED.labels(game, table).inc(sum(bets.values()) / UNITS_PER_CHIP)
-    metrics.RETURNED.labels(game, table).inc(sum(returns.values()) / UNITS_PER_CHIP)
+    metrics.ROUNDS.labels(game, table, book).inc()
+    metrics.STAKED.labels(game, table, book).inc(sum(bets.values()) / UNITS_PER_CHIP)
+    metrics.RETURNED.labels(game, table, book).inc(sum(returns.values()) / UNITS_PER_CHIP)
+    # Demo rounds too: the same shoes and paytables, so the same odds.
     for area, stake in bets.items():
         moments = _moments(game, area, int(stake), pays, decks) if stake > 0 else None
         if moments is None:
@@ -53,12 +55,13 @@ def _count(
         metrics.RTP_VARIANCE.labels(game, table, area).inc(float(variance))
 
 
-def settled(rnd: Round, *, table: str) -> None:
+def settled(rnd: Round, *, table: str, demo: bool) -> None:
     """Count ``rnd``, settled by a transaction that has just committed
-    (its version loaded)."""
+    (its version loaded), played on a demo account or not."""
     version = rnd.version
     pays = tuple(sorted((k, str(v)) for k, v in version.pays.items()))
-    _count(rnd.game, table, rnd.bets, rnd.returns, pays, version.decks)
+    book = "demo" if demo else "real"
+    _count(rnd.game, table, book, rnd.bets, rnd.returns, pays, version.decks)
 
 
 def refused(game: str, code: str) -> None:

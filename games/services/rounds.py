@@ -503,7 +503,7 @@ def place_round(
         return _replayed(existing, user=user, table=table, dealer=dealer)
     # Committed: counted once, never for a replayed slip.
     if not placed.replayed and placed.round.status == Round.Status.SETTLED:
-        metrics.settled(placed.round, table=table.slug)
+        metrics.settled(placed.round, table=table.slug, demo=placed.profile.demo)
     return placed
 
 

@@ -316,7 +316,8 @@ def decide(
     except GameError as refusal:
         metrics.refused(Game.WAR, refusal.code)
         raise
-    metrics.settled(rnd, table=rnd.table.slug)
+    demo = Profile.objects.filter(user=user).values_list("demo", flat=True).first()
+    metrics.settled(rnd, table=rnd.table.slug, demo=bool(demo))
     metrics.result_sent(Game.WAR, started)
     return rnd
 

@@ -17,7 +17,7 @@ TOKEN = "m" * 40
 # without a goodbye (as a kill -9 would).
 WORKER = """
 from casino import metrics
-metrics.ROUNDS.labels("baccarat", "baccarat-classic").inc()
+metrics.ROUNDS.labels("baccarat", "baccarat-classic", "real").inc()
 metrics.OPEN_SOCKETS.labels("baccarat").inc()
 """
 
@@ -57,7 +57,7 @@ def test_one_scrape_sees_what_every_process_counted(tmp_path):
     run(WORKER, folder)
     run(WORKER, folder)
     page = run(SCRAPE, folder)
-    assert 'casino_rounds_total{game="baccarat",table="baccarat-classic"} 2.0' in page
+    assert 'casino_rounds_total{book="real",game="baccarat",table="baccarat-classic"} 2.0' in page
     # Both workers died without a goodbye: the scraping process, starting,
     # dropped their sockets (supervisord or gunicorn has started others).
     assert 'casino_open_sockets{game="baccarat"} 2.0' not in page

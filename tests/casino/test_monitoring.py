@@ -17,9 +17,10 @@ from django.core.management import call_command
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
-from games.errors import BetRefused
+from games.errors import BetRefused, GameError
 from games.models import Round, Table, Wallet
-from games.services import baccarat, war
+from games.services import baccarat, demo, war
+from tests.games.services.test_war_service import next_shoe
 from tests.make_run import free_port
 
 TOKEN = "t" * 40
@@ -156,7 +157,7 @@ def test_it_counts_rounds_and_chips_played_through_the_services(client, make_pla
     war.deal(user=player, table=casino_war, ante=500, tie_bet=0, slip_key="w0")
     after = scrape(client)
 
-    bac = {"game": "baccarat", "table": "baccarat-classic"}
+    bac = {"game": "baccarat", "table": "baccarat-classic", "book": "real"}
     rounds = Round.objects.filter(player=player, table=classic)
     assert (
         value(after, "casino_rounds_total", **bac) - value(before, "casino_rounds_total", **bac)
@@ -172,7 +173,7 @@ def test_it_counts_rounds_and_chips_played_through_the_services(client, make_pla
     ) == pytest.approx(returned)
 
     # The RTP watch saw three BANKER and three TIE bets, with their returns.
-    banker = {**bac, "area": "banker"}
+    banker = {"game": "baccarat", "table": "baccarat-classic", "area": "banker"}
     assert (
         value(after, "casino_rtp_bets_total", **banker)
         - value(before, "casino_rtp_bets_total", **banker)
@@ -212,7 +213,7 @@ def test_it_does_not_count_a_refused_bet_as_a_round_but_as_a_refusal(client, mak
             - value(before, "casino_refusals_total", **labels)
             == 1
         )
-    bac = {"game": "baccarat", "table": "baccarat-classic"}
+    bac = {"game": "baccarat", "table": "baccarat-classic", "book": "real"}
     assert value(after, "casino_rounds_total", **bac) == value(before, "casino_rounds_total", **bac)
 
 
@@ -252,3 +253,59 @@ def test_a_superuser_without_the_token_gets_no_metrics(client, django_user_model
     client.force_login(boss)
     assert client.get("/metrics").status_code == 404
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code == 404
+
+
+def test_it_counts_demo_rounds_apart_from_the_real_books(client):
+    visitor = demo.start_demo()
+    classic = Table.objects.get(slug="baccarat-classic")
+    real = {"game": "baccarat", "table": "baccarat-classic", "book": "real"}
+    fake = {**real, "book": "demo"}
+    before = scrape(client)
+    baccarat.place_bet(user=visitor, table=classic, bets={"player": 1_000}, slip_key="demo")
+    after = scrape(client)
+    assert (
+        value(after, "casino_rounds_total", **fake) - value(before, "casino_rounds_total", **fake)
+        == 1
+    )
+    assert value(after, "casino_chips_staked_total", **fake) - value(
+        before, "casino_chips_staked_total", **fake
+    ) == pytest.approx(10)
+    assert value(after, "casino_rounds_total", **real) == value(
+        before, "casino_rounds_total", **real
+    )
+    assert value(after, "casino_chips_staked_total", **real) == value(
+        before, "casino_chips_staked_total", **real
+    )
+
+
+def test_a_war_tie_counts_once_its_decision_settles_it(client, make_player):
+    player = make_player(chips=1_000)
+    casino_war = Table.objects.get(slug="casino-war")
+    labels = {"game": "war", "table": "casino-war", "book": "real"}
+    next_shoe(player, "tie")
+    before = scrape(client)
+    rnd = war.deal(user=player, table=casino_war, ante=1_000, tie_bet=0, slip_key="tie")
+    waiting = scrape(client)
+    assert value(waiting, "casino_rounds_total", **labels) == value(
+        before, "casino_rounds_total", **labels
+    )
+    war.decide(user=player, round_id=rnd.pk, decision="war")
+    after = scrape(client)
+    assert (
+        value(after, "casino_rounds_total", **labels)
+        - value(before, "casino_rounds_total", **labels)
+        == 1
+    )
+    # The ante and the raise.
+    assert value(after, "casino_chips_staked_total", **labels) - value(
+        before, "casino_chips_staked_total", **labels
+    ) == pytest.approx(20)
+    # A second decision on the settled round is refused, and counted as such.
+    with pytest.raises(GameError):
+        war.decide(user=player, round_id=rnd.pk, decision="war")
+    refused = {"game": "war", "code": "settled"}
+    assert (
+        value(scrape(client), "casino_refusals_total", **refused)
+        - value(after, "casino_refusals_total", **refused)
+        == 1
+    )

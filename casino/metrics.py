@@ -86,6 +86,13 @@ RTP_VARIANCE = Counter(
 )
 
 
+# Each game's series exist from the start at 0: Prometheus only sees an
+# increase between two scrapes, so a series born with its first observation
+# would hide that one (the p99 of a quiet worker's first rounds).
+for _game in ("baccarat", "war"):  # games.models.Game's values
+    BET_TO_RESULT.labels(_game)
+    OPEN_SOCKETS.labels(_game)
+
 _LIVE_FILE = re.compile(r"^gauge_live\w*?_(\d+)\.db$")
 
 

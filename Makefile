@@ -6,7 +6,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run setup test test-fast test-browser test-engines test-cluster lint lock format admin messages clean cluster cluster-stop chromium
+.PHONY: run setup test test-fast test-browser test-engines test-cluster lint lock format admin messages clean cluster cluster-stop chromium prometheus
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,14 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
 	  else echo "Install Debian's chromium for the browser tests (apt-get install chromium)"; fi; }
 
+# Debian's prometheus: promtool for the alert rules' tests
+# (tests/ops/test_prometheus_rules.py) and the cluster's Prometheus; installed
+# without its system service (ops/prometheus.sh).
+prometheus:
+	@command -v promtool >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then ops/prometheus.sh install; \
+	  else echo "Install Debian's prometheus for the rule tests (apt-get install prometheus)"; exit 1; fi; }
+
 # The fast and browser suites run on TEST_WORKERS pytest-xdist workers (auto:
 # one a core). Each worker has a test database of its own (pytest-django adds
 # _gw0, _gw1 to its name), and in the browser suite its own server (make run's)
@@ -72,7 +80,7 @@ XDIST := -n $(TEST_WORKERS) --dist worksteal
 # The fast suite runs under coverage (pytest-cov gathers every worker's data
 # into one file), whose report prints the total and fails under the floor in
 # pyproject's [tool.coverage.report] (no report after exit 5).
-test: $(VENV)/.dev messages chromium
+test: $(VENV)/.dev messages chromium prometheus
 	$(BIN)/python -m pytest -m "not browser" -q $(XDIST) --cov --cov-report= --cov-fail-under=0; \
 	  status=$$?; \
 	  if [ $$status -eq 0 ]; then $(BIN)/python -m coverage report; else [ $$status -eq 5 ]; fi
@@ -81,7 +89,7 @@ test: $(VENV)/.dev messages chromium
 	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
 	  $(BIN)/python -m pytest -m browser -q $(XDIST) || [ $$? -eq 5 ]
 
-test-fast: $(VENV)/.dev messages
+test-fast: $(VENV)/.dev messages prometheus
 	$(BIN)/python -m pytest -m "not browser" -q $(XDIST) || [ $$? -eq 5 ]
 	node --test tests/js/
 
@@ -115,15 +123,19 @@ CLUSTER_TEST_DIR ?= /tmp/casino-cluster-test
 CLUSTER_TEST_PORT ?= 28000
 CLUSTER_TEST_PG_PORT ?= 25434
 CLUSTER_TEST_REDIS_PORT ?= 26381
+CLUSTER_TEST_PROMETHEUS_PORT ?= 28161
 CLUSTER_TEST_ENV := CLUSTER_DIR=$(CLUSTER_TEST_DIR) PORT=$(CLUSTER_TEST_PORT) \
   CLUSTER_PG_PORT=$(CLUSTER_TEST_PG_PORT) CLUSTER_REDIS_PORT=$(CLUSTER_TEST_REDIS_PORT) \
-  CLUSTER_WORKER_BASE=28101 HTTP_WORKERS=2 WS_WORKERS=2 CASINO_REVEAL_DELAY=0.05 CASINO_REVEAL_FAST_DELAY=0.01
+  CLUSTER_WORKER_BASE=28101 HTTP_WORKERS=2 WS_WORKERS=2 CASINO_REVEAL_DELAY=0.05 CASINO_REVEAL_FAST_DELAY=0.01 \
+  CLUSTER_PROMETHEUS_PORT=$(CLUSTER_TEST_PROMETHEUS_PORT) PROMETHEUS_SCRAPE_SECONDS=2
 # The front door's attacks against the cluster's nginx (their make run half
 # ran in the fast suite).
 CLUSTER_TESTS := tests/casino/test_front_door.py
 test-cluster: $(VENV)/.dev messages
 	$(CLUSTER_TEST_ENV) ops/cluster.sh start
 	CASINO_CLUSTER_URL=http://127.0.0.1:$(CLUSTER_TEST_PORT) \
+	CASINO_PROMETHEUS_URL=http://127.0.0.1:$(CLUSTER_TEST_PROMETHEUS_PORT) \
+	CASINO_CLUSTER_DIR=$(CLUSTER_TEST_DIR) \
 	DATABASE_URL=postgres://postgres@127.0.0.1:$(CLUSTER_TEST_PG_PORT)/casino \
 	REDIS_URL=redis://127.0.0.1:$(CLUSTER_TEST_REDIS_PORT)/1 \
 	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS) $(CLUSTER_TESTS)); \

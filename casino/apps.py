@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from casino import metrics
+
 
 class CasinoConfig(AppConfig):
     name = "casino"
@@ -12,6 +14,15 @@ class CasinoConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported once the apps are ready: it imports the auth models.
+        from django.contrib.auth.signals import user_login_failed  # noqa: PLC0415
+
         from casino import sockets  # noqa: PLC0415
 
         sockets.connect()
+        metrics.forget_dead_processes()
+        user_login_failed.connect(count_login_failure, dispatch_uid="casino-login-failures")
+
+
+def count_login_failure(sender: object, **kwargs: object) -> None:
+    """Every failed login, whoever it names (casino_login_failures_total)."""
+    metrics.LOGIN_FAILURES.inc()

@@ -42,3 +42,12 @@ def post_worker_init(worker) -> None:
         from casino.startup import prepare_process  # noqa: PLC0415  (needs Django set up)
 
         prepare_process()
+
+
+def child_exit(server, worker) -> None:
+    """A worker is gone: its live gauges leave the program's metrics
+    (PROMETHEUS_MULTIPROC_DIR, docs/monitoring.md); its counters stay."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess  # noqa: PLC0415  (only in the cluster)
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -101,9 +101,14 @@ INSTALLED_APPS = [
     "django_otp.plugins.otp_totp",
     "casino.apps.CasinoConfig",
     "games",
+    # Request metrics for /metrics (casino/monitoring.py); the health
+    # checks' library needs no app of its own.
+    "django_prometheus",
 ]
 
 MIDDLEWARE = [
+    # Outermost: django-prometheus times and counts every request and answer.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     # First: a credential post while the password-hash pool is full gets its
     # 429 before any other work, and under ASGI without a thread (casino/throttle.py).
     "casino.throttle.HashesBusyMiddleware",
@@ -128,6 +133,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -464,6 +470,17 @@ for _key in CASINO_SEED_KEYS:
 # Error reports (with debug on, the technical 500 page; with it off, the
 # mail to ADMINS) never show a server seed or a sealed one: casino/reporting.py.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "casino.reporting.SeedSafeExceptionReporterFilter"
+
+# --- Monitoring (docs/monitoring.md) ---------------------------------------
+# /metrics answers only `Authorization: Bearer <this>`; unset, it is a 404
+# for everyone. PROMETHEUS_MULTIPROC_DIR (read by prometheus_client itself)
+# makes every process of a server program write its metrics to one folder,
+# so one scrape sees them all.
+CASINO_METRICS_TOKEN = os.environ.get("CASINO_METRICS_TOKEN", "").strip()
+if CASINO_METRICS_TOKEN and len(CASINO_METRICS_TOKEN) < 32:
+    raise ImproperlyConfigured("CASINO_METRICS_TOKEN must be at least 32 characters long")
+# The load balancer and Prometheus ask on plain http inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 
 LOGGING = {
     "version": 1,

@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
 
+from casino import monitoring
 from games.views import staff_otp
 
 
@@ -20,6 +21,10 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 
 urlpatterns = [
     path("favicon.ico", favicon),
+    # The load balancer's and Prometheus' (casino/monitoring.py).
+    path("healthz", monitoring.healthz, name="healthz"),
+    path("readyz", monitoring.readyz, name="readyz"),
+    path("metrics", monitoring.metrics, name="metrics"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

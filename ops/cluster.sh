@@ -50,6 +50,11 @@ SOCKETS_PER_ADDRESS=${CASINO_SOCKETS_PER_ADDRESS:-20}
 HEAD_SECONDS=${HEAD_SECONDS:-5}
 PY=$ROOT/.venv/bin/python
 DATA=/tmp/casino-cluster-$PG_PORT
+# Monitoring (docs/monitoring.md): Prometheus on loopback, scraping every
+# server program (by default on WORKER_BASE + 60, so each cluster's is its
+# own); the ledger audit every AUDIT_SECONDS for its alert.
+PROMETHEUS_PORT=${CLUSTER_PROMETHEUS_PORT:-$((WORKER_BASE + 60))}
+AUDIT_SECONDS=${CASINO_AUDIT_SECONDS:-300}
 
 # Wait until url answers (30 s at most); say why not if it never does.
 await_http() {
@@ -68,6 +73,7 @@ running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 start() {
   mkdir -p "$DIR/tmp"
   ops/services.sh install
+  ops/prometheus.sh install
   if ! command -v nginx >/dev/null; then
     [ "$(id -u)" = 0 ] || { echo "need root to install nginx" >&2; exit 1; }
     apt-get update -q >/dev/null
@@ -98,6 +104,9 @@ export CASINO_CREDENTIAL_POSTS=$CREDENTIAL_POSTS
 export CASINO_MAX_BODY_BYTES=$MAX_BODY_BYTES
 export CASINO_SOCKETS_PER_ADDRESS=$SOCKETS_PER_ADDRESS
 ENV
+  # /metrics answers only this token's bearer: the cluster's Prometheus.
+  [ -f "$DIR/metrics-token" ] || "$PY" -c "import secrets; print(secrets.token_urlsafe(48))" > "$DIR/metrics-token"
+  echo "export CASINO_METRICS_TOKEN=$(cat "$DIR/metrics-token")" >> "$DIR/env"
   # shellcheck disable=SC1091
   . "$DIR/env"
   "$PY" manage.py migrate --no-input -v 0
@@ -127,6 +136,7 @@ stopasgroup=true
 killasgroup=true
 stopwaitsecs=10
 redirect_stderr=true
+environment=PROMETHEUS_MULTIPROC_DIR="$DIR/metrics/$1"
 stdout_logfile=$DIR/$1.log
 stdout_logfile_maxbytes=20MB
 stdout_logfile_backups=1
@@ -140,6 +150,9 @@ stdout_logfile_backups=1
     program "ws$i" "$PY -m daphne -b 127.0.0.1 -p $port --proxy-headers casino.asgi:application"
     ws_upstream+="    server 127.0.0.1:$port max_fails=0;"$'\n'
   done
+  # The ledger audit, for /metrics (casino_ledger_audit_ok) and its alert.
+  # (A process each time: it keeps no metrics of its own, so no folder.)
+  program audit "sh -c 'while :; do env -u PROMETHEUS_MULTIPROC_DIR $PY manage.py audit_ledger >/dev/null; sleep $AUDIT_SECONDS; done'"
   cat > "$DIR/supervisord.conf" <<SUPERVISOR
 [supervisord]
 pidfile=$DIR/supervisord.pid
@@ -164,15 +177,19 @@ SUPERVISOR
   if running "$DIR/supervisord.pid"; then
     echo "supervisord already running"
   else
+    # Each program's processes write their metrics in a folder of its own
+    # (one scrape of the program reads them all); a new start begins afresh.
+    rm -rf "$DIR/metrics"
+    mkdir -p "$DIR"/metrics/{gunicorn,login} $(for i in $(seq 0 $((WS_WORKERS - 1))); do echo "$DIR/metrics/ws$i"; done)
     # The programs get this shell's environment (the settings in $DIR/env).
     HTTP_WORKERS=$HTTP_WORKERS "$ROOT/.venv/bin/supervisord" -c "$DIR/supervisord.conf"
   fi
   # nginx marks a server that refuses a connection as down for a while:
   # start it only once every worker answers.
-  await_http gunicorn "http://127.0.0.1:$http_port/accounts/login/" "$DIR/gunicorn.log"
-  await_http "login gunicorn" "http://127.0.0.1:$login_port/accounts/login/" "$DIR/login.log"
+  await_http gunicorn "http://127.0.0.1:$http_port/healthz" "$DIR/gunicorn.log"
+  await_http "login gunicorn" "http://127.0.0.1:$login_port/healthz" "$DIR/login.log"
   for i in $(seq 0 $((WS_WORKERS - 1))); do
-    await_http "websocket worker $i" "http://127.0.0.1:${ws_ports[$i]}/accounts/login/" "$DIR/ws$i.log"
+    await_http "websocket worker $i" "http://127.0.0.1:${ws_ports[$i]}/healthz" "$DIR/ws$i.log"
   done
 
   local burst=$(( CREDENTIAL_POSTS / 2 > 0 ? CREDENTIAL_POSTS / 2 : 1 ))
@@ -185,6 +202,8 @@ error_log $DIR/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
   access_log off;
+  # No version in the Server header nor on nginx's own error pages.
+  server_tokens off;
   client_body_temp_path $DIR/tmp;
   proxy_temp_path $DIR/tmp;
   fastcgi_temp_path $DIR/tmp;
@@ -245,6 +264,11 @@ $ws_cap      proxy_pass http://casino_ws;
       add_header Retry-After 60 always;
       return 429 '<!doctype html><html><head><meta charset="utf-8"><title>Too many attempts</title></head><body><h1>Too many attempts</h1><p>Too many log-in or sign-up attempts came from your network. Please wait a minute and try again.</p><p lang="ja">ログインまたは登録の試行が多すぎます。1分ほど待ってから、もう一度お試しください。</p><p><a href="/accounts/login/">Back to the log-in page</a></p></body></html>';
     }
+    # Prometheus scrapes each worker on loopback; the public never reaches
+    # /metrics, token or not.
+    location = /metrics {
+      return 404;
+    }
     location / {
       proxy_pass http://casino_http;
       proxy_read_timeout 120s;
@@ -258,12 +282,16 @@ NGINX
     nginx -c "$DIR/nginx.conf"
   fi
   local up=""
+  # Ready: nginx answers, and behind it the database, Redis and the schema.
   for _ in $(seq 100); do
-    curl -fsS -o /dev/null "http://127.0.0.1:$PORT/accounts/login/" 2>/dev/null && { up=1; break; }
+    curl -fsS -o /dev/null "http://127.0.0.1:$PORT/readyz" 2>/dev/null && { up=1; break; }
     sleep 0.2
   done
-  [ -n "$up" ] || { echo "nginx on port $PORT does not answer; see $DIR/nginx-error.log" >&2; exit 1; }
-  echo "cluster: gunicorn ($HTTP_WORKERS HTTP worker(s), $LOGIN_WORKERS for login and sign-up) and $WS_WORKERS daphne websocket worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT)"
+  [ -n "$up" ] || { echo "nginx on port $PORT does not answer /readyz; see $DIR/nginx-error.log and the workers' logs" >&2; exit 1; }
+  ops/prometheus.sh start "$DIR/prometheus" "$PROMETHEUS_PORT" "$DIR/metrics-token" \
+    "127.0.0.1:$http_port" "127.0.0.1:$login_port" \
+    $(for port in "${ws_ports[@]}"; do echo "127.0.0.1:$port"; done)
+  echo "cluster: gunicorn ($HTTP_WORKERS HTTP worker(s), $LOGIN_WORKERS for login and sign-up) and $WS_WORKERS daphne websocket worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT, Prometheus http://127.0.0.1:$PROMETHEUS_PORT)"
 }
 
 # Whether pid runs a command line containing pattern (a stale pid file must
@@ -299,6 +327,7 @@ stop() {
     for _ in $(seq 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
   done
+  ops/prometheus.sh stop "$DIR/prometheus"
   ops/services.sh stop "$DATA"
   echo "cluster stopped"
 }

@@ -12,9 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 from games.baccarat.rules import AREAS, BANKER_DRAWS, Coup, banker_draws, points
 from games.cards import RANKS, Card
+from games.money import floor_units
 
 SIDES: tuple[str, ...] = ("player", "banker")
 
@@ -173,6 +175,30 @@ def rtp(pays: Mapping[str, Decimal], decks: int) -> dict[str, Fraction]:
         else:
             out[area] = getattr(odds, area) * m
     return out
+
+
+_cached_odds = lru_cache(maxsize=8)(exact_odds)
+
+
+def bet_moments(
+    area: str, stake: int, pays: Mapping[str, Decimal], decks: int
+) -> tuple[Fraction, Fraction]:
+    """Mean and variance of what ``stake`` units on ``area`` give back, paid as
+    ``rules.settle`` pays them (floored to the unit), from ``exact_odds``.
+
+    The live RTP watch (docs/monitoring.md) adds these up over the rounds a
+    table deals and compares what it returned: a z-score. The floor matters
+    there: on a 0.10 BANKER bet it takes 2.6% off the paytable's RTP.
+    """
+    if area not in AREAS:
+        raise ValueError(f"unknown baccarat bet area {area!r}")
+    odds = _cached_odds(decks)
+    outcomes = [(getattr(odds, area), floor_units(stake, pays[area]))]
+    if area in SIDES:
+        outcomes.append((odds.tie, stake))  # a tie returns the stake
+    mean = sum((p * back for p, back in outcomes), Fraction(0))
+    second = sum((p * back * back for p, back in outcomes), Fraction(0))
+    return mean, second - mean * mean
 
 
 # ---------------------------------------------------------------- navigator

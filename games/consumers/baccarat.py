@@ -42,6 +42,7 @@ from games.presenters import baccarat as presenter
 from games.presenters.common import truthy
 from games.selectors import roads as road_selectors
 from games.selectors.tables import table_version
+from games.services import metrics
 from games.services.baccarat import SIDES, reveal_group
 
 logger = logging.getLogger(__name__)
@@ -265,7 +266,8 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         self.fast = fast
         self.language = scope_language(dict(self.scope))
         self.group = reveal_group(user.pk)
-        self.rounds: asyncio.Queue[tuple[int, str | None]] = asyncio.Queue()
+        # (round id, squeeze side, when BET reached the server: a time.time())
+        self.rounds: asyncio.Queue[tuple[int, str | None, float | None]] = asyncio.Queue()
         self.worker: asyncio.Task[None] | None = None
         self.speed_event = asyncio.Event()
         self.client_event = asyncio.Event()
@@ -336,7 +338,9 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return  # resumed on connect, or a push sent again after an error
         self.known.add(round_id)
         squeeze = event.get("squeeze")
-        await self.rounds.put((round_id, squeeze if squeeze in SIDES else None))
+        bet_at = event.get("bet_at")
+        bet_at = float(bet_at) if isinstance(bet_at, int | float) else None
+        await self.rounds.put((round_id, squeeze if squeeze in SIDES else None, bet_at))
         if self.worker is None or self.worker.done():
             self.worker = asyncio.create_task(self._reveal_rounds())
 
@@ -349,7 +353,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     async def _reveal_rounds(self) -> None:
         """Show queued rounds one after another (a second tab may BET meanwhile)."""
         while not self.rounds.empty():
-            round_id, squeeze = await self.rounds.get()
+            round_id, squeeze, bet_at = await self.rounds.get()
             try:
                 steps = await self._steps(round_id, squeeze)
             except Exception:
@@ -364,6 +368,9 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     self.waiting = (action, step.slot)
                     self.client_event.clear()
                 await self.send(text_data=step.html)
+                if bet_at is not None:  # the reveal's first fragment is out
+                    metrics.result_sent(Game.BACCARAT, bet_at)
+                    bet_at = None
                 if step.name == "result":
                     # Shielded: a tab closed right after the result must not
                     # cancel the mark, or its next socket would show it again.

@@ -30,6 +30,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import timezone
 
+from casino import metrics
 from casino.sockets import session_group, user_group
 
 if TYPE_CHECKING:
@@ -53,6 +54,12 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
     session_key: str | None = None
     session_ended: bool = False
     session_watch: asyncio.Task | None = None
+    counted: bool = False  # in casino_open_sockets
+
+    @property
+    def metrics_game(self) -> str:
+        """The label of this socket's table game in the metrics."""
+        return type(self).__name__.removesuffix("Consumer").lower()
 
     async def websocket_connect(self, message: WebSocketConnectEvent) -> None:
         user = self.scope.get("user")
@@ -66,6 +73,9 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         self, subprotocol: str | None = None, headers: list[tuple[str, str]] | None = None
     ) -> None:
         await super().accept(subprotocol, headers)
+        if not self.counted:
+            self.counted = True
+            metrics.OPEN_SOCKETS.labels(self.metrics_game).inc()
         if self.session_key and self.session_watch is None:
             self.session_watch = asyncio.create_task(self._watch_session())
 
@@ -73,6 +83,9 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         watch = self.session_watch
         if watch is not None and watch is not asyncio.current_task():
             watch.cancel()
+        if self.counted:
+            self.counted = False
+            metrics.OPEN_SOCKETS.labels(self.metrics_game).dec()
         await super().websocket_disconnect(message)
 
     async def send(  # type: ignore[override]  # the websocket consumer's own signature

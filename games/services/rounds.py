@@ -14,6 +14,7 @@ schedules the game's push for after the commit. The database's unique
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -32,6 +33,7 @@ from games.money import bet_step
 from games.sealing import seal
 from games.selectors.players import profile_for, wallet_for
 from games.selectors.tables import table_version
+from games.services import metrics
 from games.services.faults import maybe_fail
 from games.services.push import push
 from games.services.tables import snapshot_version
@@ -481,11 +483,17 @@ def place_round(
     now: dt.datetime | None = None,
 ) -> Placed:
     """Play one round of ``dealer``'s game; idempotent per ``slip_key``."""
+    started = time.time()
     slip_key = (slip_key or "").strip()
-    if not slip_key or len(slip_key) > SLIP_KEY_MAX:
-        raise BetRefused(dealer.stale_slip, code="slip")
     try:
-        return _place(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
+        if not slip_key or len(slip_key) > SLIP_KEY_MAX:
+            raise BetRefused(dealer.stale_slip, code="slip")
+        placed = _place(
+            user=user, table=table, slip_key=slip_key, dealer=dealer, now=now, started=started
+        )
+    except GameError as refusal:
+        metrics.refused(dealer.game, refusal.code)
+        raise
     except IntegrityError:
         # The same key raced itself on a database that does not serialise
         # writers: the other request made the round.
@@ -493,6 +501,10 @@ def place_round(
         if existing is None:
             raise
         return _replayed(existing, user=user, table=table, dealer=dealer)
+    # Committed: counted once, never for a replayed slip.
+    if not placed.replayed and placed.round.status == Round.Status.SETTLED:
+        metrics.settled(placed.round, table=table.slug, demo=placed.profile.demo)
+    return placed
 
 
 def _replayed(existing: Round, *, user: User, table: Table, dealer: Dealer) -> Placed:
@@ -509,6 +521,7 @@ def _place(
     slip_key: str,
     dealer: Dealer,
     now: dt.datetime | None,
+    started: float,
 ) -> Placed:
     require_open(table)
     wallet = lock_wallet(user)
@@ -571,6 +584,7 @@ def _place(
     maybe_fail(f"{dealer.game}.after_debit")
     if posted != expected:  # impossible while the wallet is locked; never store a lie
         raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")
+    # bet_at: the socket that shows the result counts BET-to-result from it.
     for group, event in dealer.pushes(rnd):
-        push(group, event)
+        push(group, {**event, "bet_at": started})
     return Placed(rnd, posted, profile)

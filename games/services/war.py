@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,7 @@ from games.errors import BetRefused, GameError, InsufficientChips
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.presets import WAR_AREAS
-from games.services import rounds
+from games.services import metrics, rounds
 from games.services.push import push, war_group
 from games.services.wallet import Posting, post
 from games.verify import derive_shoe
@@ -274,8 +275,11 @@ def play(
     (a double click, a retried request) returns the round it made and charges
     nothing more.
     """
+    started = time.time()
     dealer = WarDealer(ante=ante, tie_bet=tie_bet)
-    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
+    placed = rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
+    metrics.result_sent(Game.WAR, started)  # the answer carries the result (or the tie)
+    return placed
 
 
 def deal(
@@ -293,7 +297,6 @@ def deal(
     ).round
 
 
-@transaction.atomic
 def decide(
     *,
     user: User,
@@ -307,6 +310,20 @@ def decide(
     Settled under the round's own version, whatever the table's paytable is
     now. A round that is already settled is refused and nothing moves.
     """
+    started = time.time()
+    try:
+        rnd = _decide(user=user, round_id=round_id, decision=decision, now=now)
+    except GameError as refusal:
+        metrics.refused(Game.WAR, refusal.code)
+        raise
+    demo = Profile.objects.filter(user=user).values_list("demo", flat=True).first()
+    metrics.settled(rnd, table=rnd.table.slug, demo=bool(demo))
+    metrics.result_sent(Game.WAR, started)
+    return rnd
+
+
+@transaction.atomic
+def _decide(*, user: User, round_id: int, decision: str, now: dt.datetime | None) -> Round:
     if decision not in DECISIONS:
         raise BetRefused(_("Choose WAR or SURRENDER."))
     now = now or timezone.now()

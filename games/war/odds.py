@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 
+from games.money import floor_units
 from games.war.rules import pays_with_defaults
 
 
@@ -63,3 +64,18 @@ def exact_edge(decks: int = 6, pays: Mapping[str, Decimal] | None = None) -> dic
         "surrender": 1 - ret_surrender,
         "tie_bet": 1 - tie * p["tie_bet"],
     }
+
+
+def tie_bet_moments(
+    stake: int, decks: int = 6, pays: Mapping[str, Decimal] | None = None
+) -> tuple[Fraction, Fraction]:
+    """Mean and variance of what ``stake`` units on the tie bet give back,
+    paid as ``rules.settle_war`` pays them (floored to the unit). The ante has
+    no such figure of its own: its return depends on the player's choice at a
+    tie (war or surrender)."""
+    if not isinstance(decks, int) or isinstance(decks, bool) or decks < 1:
+        raise ValueError(f"decks must be a positive whole number, got {decks!r}")
+    tie = tie_probability(decks)
+    back = floor_units(stake, pays_with_defaults(pays)["tie_bet"])
+    mean = tie * back
+    return mean, tie * back * back - mean * mean

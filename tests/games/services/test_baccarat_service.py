@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections.abc import Callable
 from functools import cache
 
@@ -354,6 +355,8 @@ def test_it_announces_the_round_to_the_players_tables_after_commit(
         rnd = baccarat.place_bet(user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="y")
     assert len(callbacks) == 1
     event = async_to_sync(layer.receive)(channel)
+    # When BET reached the server: the socket counts BET-to-result from it.
+    assert time.time() - 60 < event.pop("bet_at") <= time.time()
     assert event == {
         "type": "round.reveal",
         "round_id": rnd.pk,

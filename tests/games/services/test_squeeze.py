@@ -407,6 +407,7 @@ def test_the_reveal_event_names_the_side_to_squeeze(
             rnd = baccarat.place_bet(user=user, table=classic, bets=bets, slip_key=key, squeeze=on)
         event = async_to_sync(layer.receive)(channel)
         async_to_sync(layer.group_discard)(group, channel)
+        event.pop("bet_at")  # when BET reached the server
         assert event == {
             "type": "round.reveal",
             "round_id": rnd.pk,

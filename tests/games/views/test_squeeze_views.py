@@ -43,7 +43,9 @@ def reveals(player):
         return await asyncio.wait_for(layer.receive(channel), timeout=2)
 
     def next_event() -> dict:
-        return async_to_sync(receive)()
+        event = async_to_sync(receive)()
+        assert isinstance(event.pop("bet_at"), float)  # when BET reached the server
+        return event
 
     yield next_event
     async_to_sync(layer.group_discard)(reveal_group(player.pk), channel)

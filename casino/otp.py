@@ -21,6 +21,8 @@ never asked for a code.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
@@ -28,6 +30,8 @@ from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+
+from casino.admin_lookups import ListedLookupsOnly
 
 
 def staff_otp_on() -> bool:
@@ -83,6 +87,13 @@ class StaffOTPAdminSite(admin.AdminSite):
 
     def has_permission(self, request: HttpRequest) -> bool:
         return super().has_permission(request) and second_factor_passed(request)
+
+    def register(self, model_or_iterable: Any, admin_class: Any = None, **options: Any) -> None:
+        # Every list, the project's and the libraries' (django-otp's device
+        # keys, axes' attempts), filters by its own filters only.
+        base = admin_class or admin.ModelAdmin
+        guarded = type(base.__name__, (ListedLookupsOnly, base), {"__module__": base.__module__})
+        super().register(model_or_iterable, guarded, **options)
 
     def login(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
         # Past the password already: the code is what is missing, not the

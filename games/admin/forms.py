@@ -27,7 +27,13 @@ from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Game, Table
 from games.money import chip_units
 from games.presets import PAY_PRESETS, reachable_max_bet
-from games.selectors.dashboard import LIMIT_AREAS, PAY_KEYS, LivePaytable, live_paytable
+from games.selectors.dashboard import (
+    LIMIT_AREAS,
+    PAY_KEYS,
+    LivePaytable,
+    live_paytable,
+    pay_figures,
+)
 from games.services.tables import table_snapshot
 
 LIVE_RTP_TEMPLATE = "admin/games/table/change_form.html"
@@ -251,6 +257,18 @@ class TableForm(forms.ModelForm):
                 )
                 continue
             limits[area] = {"min": int(lo * UNITS_PER_CHIP), "max": int(hi * UNITS_PER_CHIP)}
+        decks = cleaned.get("decks")
+        if decks is not None and len(pays) == len(PAY_KEYS[self.game_code]):
+            # What the live panel warns of, refused: a table whose house loses
+            # on a bet in the long run mints chips for whoever plays it (its
+            # operator included), and one whose winning bet returns less than
+            # its stake takes a winner's chips.
+            for figure in pay_figures(game=self.game_code, pays=pays, decks=decks):
+                for warning in figure.warnings:
+                    self.add_error(
+                        f"pay_{figure.key}",
+                        gettext("%(why)s No table may offer it.") % {"why": warning},
+                    )
         reachable = reachable_max_bet(self.game_code, limits)
         if max_bet is not None and not self.errors and max_bet > reachable:
             self.add_error(

@@ -48,6 +48,7 @@ LIMIT_AREAS: dict[str, tuple[str, ...]] = {
 EXTRA_PAY_KEYS = frozenset({"war_tie_bonus"})
 
 _CENT = Decimal("0.01")
+MULTIPLIER_CEILING = Decimal(100_000)
 
 
 def percent(value: Fraction | None) -> str:
@@ -93,14 +94,16 @@ class PayFigure:
 
 
 def parse_multiplier(raw: object) -> Decimal | None:
-    """A typed multiplier, or None when it is blank, not a number or negative."""
+    """A typed multiplier, or None when it is blank, not a number, negative or
+    past what the table form takes (under 100,000: nine digits, four of them
+    decimals); a 35-digit one broke the panel's percentages."""
     if raw is None:
         return None
     try:
         value = Decimal(str(raw).strip())
     except (InvalidOperation, ValueError):
         return None
-    if not value.is_finite() or value < 0:
+    if not value.is_finite() or value < 0 or value >= MULTIPLIER_CEILING:
         return None
     return value
 

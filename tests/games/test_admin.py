@@ -161,6 +161,49 @@ def test_it_makes_a_new_version_and_an_audit_entry_when_the_paytable_changes(op_
     assert entry.after["pays"]["tie"] == "8"
 
 
+@pytest.mark.parametrize(
+    ("slug", "field", "value", "why"),
+    [
+        ("baccarat-social", "pay_player", "100", "RTP at or over 100%"),
+        ("baccarat-social", "pay_player_pair", "30", "RTP at or over 100%"),
+        ("baccarat-classic", "pay_tie", "11", "RTP at or over 100%"),
+        ("baccarat-social", "pay_player", "0", "returns less than the stake"),
+        ("baccarat-classic", "pay_banker", "0.95", "returns less than the stake"),
+        ("casino-war", "pay_ante", "50", "RTP at or over 100%"),
+        ("casino-war", "pay_raise", "50", "RTP at or over 100%"),
+    ],
+)
+def test_a_paytable_the_house_loses_on_or_a_winner_loses_on_is_refused(
+    op_client, make_player, slug, field, value, why
+):
+    """An operator who raised PLAYER to x100 and bet 1 chip got 100 back: a
+    paytable with a bet over 100% RTP mints chips for whoever plays it. One
+    whose win returns less than the stake takes a winner's chips. Neither
+    saves: the form says why, the table and its version stay as they were."""
+    t = table(slug)
+    before = (t.pays, t.current_version.pk)
+    data = form_data(op_client, change_url(t))
+    data[field] = value
+    response = op_client.post(change_url(t), data, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors[field]
+    assert any(why in e and "No table may offer it." in e for e in errors), errors
+    t.refresh_from_db()
+    assert (t.pays, t.current_version.pk) == before
+
+
+def test_the_live_panel_explains_a_multiplier_too_long_to_be_one(op_client):
+    """A 35-digit multiplier typed into the form answered 500 (with a debug
+    page where debug was on); it is explained like any other bad value."""
+    data = {"decks": "8", "pay_player": "9" * 35, "pay_banker": "1.95", "pay_tie": "9"}
+    data.update(pay_player_pair="12", pay_banker_pair="12")
+    response = op_client.post(
+        reverse("admin:games_table_rtp", args=["baccarat"]), data, HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert response.status_code == 200
+    assert "Enter a multiplier." in response.content.decode()
+
+
 def test_it_saves_limits_and_max_bet_typed_in_chips_as_units(op_client):
     classic = table("baccarat-classic")
     data = form_data(op_client, change_url(classic))
@@ -313,14 +356,14 @@ def test_it_settles_an_open_war_round_under_the_version_it_started_with(op_clien
     rnd = open_war_round(player, war_table)
     v1 = rnd.version
     data = form_data(op_client, change_url(war_table))
-    data["pay_raise"] = "3"  # the raise would pay 2 to 1 under version 2
+    data["pay_raise"] = "1"  # a won raise would only come back under version 2
     assert op_client.post(change_url(war_table), data).status_code == 302
     war_table.refresh_from_db()
     assert war_table.current_version != v1
 
     settled = war.decide(user=player, round_id=rnd.pk, decision="war")
     assert settled.version == v1
-    assert settled.returns["raise"] == 2_000  # x2 from version 1, not x3
+    assert settled.returns["raise"] == 2_000  # x2 from version 1, not x1
     assert settled.returns["ante"] == 1_000
     nxt = war.deal(user=player, table=war_table, ante=1_000, tie_bet=0, slip_key="next")
     assert nxt.version == war_table.current_version

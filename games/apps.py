@@ -8,3 +8,10 @@ class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Casino")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
+
+        from games.services.play_safe import on_login
+
+        user_logged_in.connect(on_login, dispatch_uid="games.play_safe.login")

@@ -32,7 +32,8 @@ def test_a_baccarat_round_costs_one_page_and_one_bet(tab):
     page = reverse("baccarat_table", args=["baccarat-classic"])
     bet = reverse("baccarat_bet", args=["baccarat-classic"])
     tab.get(page)  # the first visit may write the session
-    assert queries(lambda: tab.get(page)) <= 6
+    # 7: the header's session net result (play safe) is one sum over the session's rounds.
+    assert queries(lambda: tab.get(page)) <= 7
     assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 11
 
 
@@ -43,5 +44,5 @@ def test_a_war_round_costs_one_page_and_one_deal(tab):
     page = reverse("war_table", args=["casino-war"])
     deal = reverse("war_deal", args=["casino-war"])
     tab.get(page)
-    assert queries(lambda: tab.get(page)) <= 5
+    assert queries(lambda: tab.get(page)) <= 6  # the header's session net: one sum
     assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 11

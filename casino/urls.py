@@ -23,8 +23,11 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(authentication_form=PlaySafeLoginForm),
-        name="login",),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(authentication_form=PlaySafeLoginForm),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path(

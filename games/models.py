@@ -276,7 +276,9 @@ class Profile(models.Model):
     # Set once the player has ever set a loss limit, so a round of a player
     # without one reads no limit rows.
     loss_limits_set = models.BooleanField(default=False)
-    reality_check_minutes = models.PositiveSmallIntegerField(_("reality check (minutes)"), default=0)
+    reality_check_minutes = models.PositiveSmallIntegerField(
+        _("reality check (minutes)"), default=0
+    )
     session_started_at = models.DateTimeField(_("session started"), null=True, blank=True)
     # The next round after this waits for the player's answer to a reality check.
     reality_due_at = models.DateTimeField(null=True, blank=True)

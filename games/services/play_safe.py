@@ -32,11 +32,14 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import TruncMonth
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from casino.sessions import end_user_sessions
+from casino.sockets import end_player_sockets
 from games.display import format_chips
 from games.errors import BetRefused, GameError
 from games.models import AuditEntry, LimitRefusal, LossLimit, PlayBreak, Profile, Round
@@ -91,7 +94,9 @@ def add_months(moment: dt.datetime, months: int) -> dt.datetime:
     return moment.replace(year=year, month=month, day=day)
 
 
-def period_bounds(period: str, now: dt.datetime, zone: dt.tzinfo) -> tuple[dt.datetime, dt.datetime]:
+def period_bounds(
+    period: str, now: dt.datetime, zone: dt.tzinfo
+) -> tuple[dt.datetime, dt.datetime]:
     """The start and the end (the next start) of the period holding ``now``,
     at local midnights in ``zone``."""
     local = now.astimezone(zone)
@@ -188,7 +193,9 @@ def tightest(rooms: list[LossRoom]) -> LossRoom | None:
 
 def loss_refusal(room: LossRoom) -> BetRefused:
     label = LossLimit.Period(room.period).label
-    resets = f"{room.resets_at.astimezone(zoneinfo.ZoneInfo(room.zone)):%Y-%m-%d %H:%M} ({room.zone})"
+    resets = (
+        f"{room.resets_at.astimezone(zoneinfo.ZoneInfo(room.zone)):%Y-%m-%d %H:%M} ({room.zone})"
+    )
     return BetRefused(
         _(
             "This bet could take you past your %(period)s loss limit of %(limit)s chips: "
@@ -208,7 +215,7 @@ def _audit(*, user: User, action: str, before, after) -> None:
     AuditEntry.objects.create(
         actor=user,
         action=action,
-        object_type="player",
+        object_type="play_safe",
         object_id=str(user.pk),
         object_repr=user.get_username()[:200],
         before=before,
@@ -251,7 +258,7 @@ def set_loss_limit(
         Profile.objects.filter(pk=profile.pk).update(loss_limits_set=True)
     _audit(
         user=user,
-        action="loss_limit",
+        action="play_safe.loss_limit",
         before={"period": period, "limit": _chips_or_none(current)},
         after={
             "period": period,
@@ -267,7 +274,10 @@ def set_loss_limit(
 
 def break_end(length: str, start: dt.datetime) -> tuple[str, dt.datetime]:
     """The kind of a break of ``length`` and when it ends."""
-    for kind, lengths in ((PlayBreak.Kind.TIMEOUT, TIMEOUTS), (PlayBreak.Kind.EXCLUSION, EXCLUSIONS)):
+    for kind, lengths in (
+        (PlayBreak.Kind.TIMEOUT, TIMEOUTS),
+        (PlayBreak.Kind.EXCLUSION, EXCLUSIONS),
+    ):
         if length in lengths:
             _label, delta, months = lengths[length]
             return kind, add_months(start, months) + delta if months else start + delta
@@ -296,9 +306,7 @@ def take_break(*, user: User, length: str, now: dt.datetime | None = None) -> Pl
     """Start a time-out or self-exclusion now: end every session and socket
     of the account, settle any War round waiting for a decision. A break
     ending sooner than one already in force is refused (it would shorten it)."""
-    from casino.sessions import end_user_sessions  # the site's session store
-    from casino.sockets import end_player_sockets
-    from games.services import war
+    from games.services import war  # noqa: PLC0415 - war imports rounds, which imports this
 
     now = now or timezone.now()
     kind, ends_at = break_end(length, now)
@@ -320,7 +328,7 @@ def take_break(*, user: User, length: str, now: dt.datetime | None = None) -> Pl
         war.decide(user=user, round_id=rnd.pk, decision="surrender", now=now, late=True)
     _audit(
         user=user,
-        action=kind,
+        action=f"play_safe.{kind}",
         before=None if current is None else {"until": current.ends_at.isoformat()},
         after={"length": length, "since": now.isoformat(), "until": ends_at.isoformat()},
     )
@@ -362,8 +370,10 @@ def set_reality_interval(*, user: User, minutes: int, now: dt.datetime | None = 
     now = now or timezone.now()
     if minutes not in REALITY_INTERVALS:
         raise GameError(_("Choose off, 15, 30 or 60 minutes."), code="interval")
-    before = Profile.objects.select_for_update().values_list("reality_check_minutes", flat=True).get(
-        user=user
+    before = (
+        Profile.objects.select_for_update()
+        .values_list("reality_check_minutes", flat=True)
+        .get(user=user)
     )
     Profile.objects.filter(user=user).update(
         reality_check_minutes=minutes,
@@ -371,7 +381,7 @@ def set_reality_interval(*, user: User, minutes: int, now: dt.datetime | None = 
     )
     _audit(
         user=user,
-        action="reality_check",
+        action="play_safe.reality_check",
         before={"minutes": before},
         after={"minutes": minutes},
     )
@@ -403,7 +413,9 @@ class SessionSummary:
 
 
 def session_summary(
-    user: User, profile: Profile | None = None, now: dt.datetime | None = None,
+    user: User,
+    profile: Profile | None = None,
+    now: dt.datetime | None = None,
     started: dt.datetime | None = None,
 ) -> SessionSummary:
     """Time played and net result since ``started`` (or the profile's
@@ -468,9 +480,6 @@ def record_refusal(*, user: User, code: str) -> None:
 def statement_months(user: User, zone: dt.tzinfo) -> list[dict]:
     """Each month's rounds, stakes, returns and net, newest first, months in
     the player's zone."""
-    from django.db.models import Count
-    from django.db.models.functions import TruncMonth
-
     rows = (
         Round.objects.filter(player=user)
         .exclude(status=Round.Status.VOID)

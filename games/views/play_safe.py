@@ -81,7 +81,9 @@ class TimeoutForm(forms.Form):
         label=gettext_lazy("Take a break for"), choices=_lengths(play_safe.TIMEOUTS)
     )
     confirm = forms.BooleanField(
-        label=gettext_lazy("I understand I cannot play or log in until it ends, and it cannot be undone.")
+        label=gettext_lazy(
+            "I understand I cannot play or log in until it ends, and it cannot be undone."
+        )
     )
 
 
@@ -90,7 +92,9 @@ class ExclusionForm(forms.Form):
         label=gettext_lazy("Exclude me for"), choices=_lengths(play_safe.EXCLUSIONS)
     )
     confirm = forms.BooleanField(
-        label=gettext_lazy("I understand I cannot play or log in until it ends, and it cannot be undone.")
+        label=gettext_lazy(
+            "I understand I cannot play or log in until it ends, and it cannot be undone."
+        )
     )
 
 
@@ -178,8 +182,14 @@ def loss_limit(request: PlayerRequest) -> HttpResponse:
     if row.effective_at > row.requested_at:
         messages.success(
             request,
-            _("Your change takes effect in 24 hours, at %(when)s. Until then your current limit applies.")
-            % {"when": play_safe.local_time(row.effective_at, Profile.objects.get(user=request.user))},
+            _(
+                "Your change takes effect in 24 hours, at %(when)s. Until then your current limit applies."
+            )
+            % {
+                "when": play_safe.local_time(
+                    row.effective_at, Profile.objects.get(user=request.user)
+                )
+            },
         )
     else:
         messages.success(request, _("Your loss limit is in force now."))
@@ -242,7 +252,9 @@ def reality_status(request: PlayerRequest) -> JsonResponse:
     )
 
 
-def _take_break(request: PlayerRequest, form: TimeoutForm | ExclusionForm, name: str) -> HttpResponse:
+def _take_break(
+    request: PlayerRequest, form: TimeoutForm | ExclusionForm, name: str
+) -> HttpResponse:
     if (refused := _demo_refused(request)) is not None:
         return refused
     if not form.is_valid():

@@ -31,8 +31,8 @@ from games.services import account as account_service
 from games.services import rounds
 from games.services import war as war_service
 from games.services.baccarat import save_settings
-from games.views.account import MaxBetForm
 from games.views import play_safe as play_safe_views
+from games.views.account import MaxBetForm
 from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page
 from games.views.demo import not_in_demo
 from games.views.requests import PlayerRequest

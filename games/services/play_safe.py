@@ -411,6 +411,10 @@ class SessionSummary:
     played: dt.timedelta
     net: int  # units: returns less stakes of the session's rounds
 
+    @property
+    def played_minutes(self) -> int:
+        return int(self.played.total_seconds() // 60)
+
 
 def session_summary(
     user: User,

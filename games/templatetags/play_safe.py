@@ -30,6 +30,6 @@ def play_safe_header(context: template.Context) -> dict[str, Any]:
     summary = play_safe.session_summary(user, started=started)
     return {
         "show": True,
-        "minutes": int(summary.played.total_seconds() // 60),
+        "minutes": summary.played_minutes,
         "net": summary.net,
     }

@@ -246,7 +246,7 @@ def reality_status(request: PlayerRequest) -> JsonResponse:
                 player=request.user, status=Round.Status.OPEN
             ).exists(),
             "due_in": due_in,
-            "played_minutes": int(summary.played.total_seconds() // 60),
+            "played_minutes": summary.played_minutes,
             "net": format_chips(summary.net),
         }
     )

@@ -14,16 +14,28 @@ function fill(status) {
     .replace("%(net)s", status.net);
 }
 
-async function check() {
-  if (!dialog || dialog.open) return;
-  let status;
+async function fetchStatus() {
   try {
     const response = await fetch(dialog.dataset.status, { credentials: "same-origin" });
-    if (!response.ok) return;
-    status = await response.json();
+    return response.ok ? await response.json() : null;
   } catch {
-    return;
+    return null;
   }
+}
+
+// The header's session figures (templates/play_safe/header_bit.html).
+function showSession(status) {
+  const time = document.querySelector("[data-testid=session-time]");
+  const net = document.querySelector("[data-testid=session-net]");
+  if (time) time.textContent = time.textContent.replace(/^\d+/, String(status.played_minutes));
+  if (net) net.textContent = (status.net.startsWith("-") || status.net === "0" ? "" : "+") + status.net;
+}
+
+async function check() {
+  if (!dialog || dialog.open) return;
+  const status = await fetchStatus();
+  if (!status) return;
+  showSession(status);
   clearTimeout(timer);
   if (status.due && !status.round_open) {
     fill(status);
@@ -36,7 +48,14 @@ async function check() {
 if (dialog) {
   // The dialog is answered only by one of its three choices.
   dialog.addEventListener("cancel", (event) => event.preventDefault());
-  document.body.addEventListener("htmx:afterRequest", () => check());
+  // After a round's answer or a pushed reveal step, but never while cards
+  // are still being revealed: the header's net would tell the result first.
+  const settle = () => {
+    if (!document.querySelector("[data-phase=revealing]")) check();
+  };
+  document.body.addEventListener("htmx:afterRequest", settle);
+  document.body.addEventListener("htmx:wsAfterMessage", settle);
+  setInterval(settle, 60_000);
   check();
 }
 

@@ -50,6 +50,14 @@ def test_the_header_shows_time_played_and_the_sessions_net(tab):
     assert 'data-testid="play-safe-link"' in body
 
 
+def test_the_page_shows_the_sessions_time_and_net(tab, player):
+    Profile.objects.filter(user=player).update(
+        session_started_at=timezone.now() - dt.timedelta(minutes=12)
+    )
+    body = tab.get(reverse("play_safe")).content.decode()
+    assert "This session: 12 min played, net 0 chips." in body
+
+
 def test_it_sets_a_limit_and_shows_a_raise_as_pending(tab, player):
     tab.post(reverse("play_safe_loss_limit"), {"period": "day", "amount": "50"})
     response = tab.post(reverse("play_safe_loss_limit"), {"period": "day", "amount": "500"})
@@ -230,3 +238,35 @@ def test_the_report_counts_refusals_per_day(superuser_client, make_player):
     day = timezone.now().strftime("%Y-%m-%d")
     assert f"<td>{day}</td><td>loss_limit</td><td>3</td>" in page
     assert "not_counted" not in page
+
+
+def test_sign_up_offers_a_daily_loss_limit_and_keeps_the_browsers_zone(client):
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "careful",
+            "password1": "pw-Secret-123",
+            "password2": "pw-Secret-123",
+            "loss_limit": "50",
+            "time_zone": "Asia/Tokyo",
+        },
+    )
+    assert response.status_code == 302
+    user = User.objects.get(username="careful")
+    assert play_safe.limits_in_force(user, timezone.now())["day"] == 50 * CHIP
+    assert Profile.objects.get(user=user).time_zone == "Asia/Tokyo"
+
+
+def test_sign_up_without_a_limit_or_with_a_forged_zone(client):
+    client.post(
+        reverse("signup"),
+        {
+            "username": "free",
+            "password1": "pw-Secret-123",
+            "password2": "pw-Secret-123",
+            "time_zone": "<script>",
+        },
+    )
+    user = User.objects.get(username="free")
+    assert not LossLimit.objects.filter(user=user).exists()
+    assert Profile.objects.get(user=user).time_zone == "UTC"

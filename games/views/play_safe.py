@@ -30,6 +30,7 @@ from games.errors import GameError
 from games.models import UNITS_PER_CHIP, LossLimit, Profile, Round
 from games.selectors.demo import is_demo
 from games.services import play_safe
+from games.views import account as account_views
 from games.views.amounts import WholeChipsField
 from games.views.requests import PlayerRequest
 
@@ -130,6 +131,9 @@ def _context(request: PlayerRequest, **forms_: forms.Form) -> dict:
         for period in play_safe.PERIODS
     ]
     return {
+        # The personal max bet and its PIN (templates/account/max_bet_sections.html).
+        **account_views.context(request),
+        "back": "play_safe",
         "profile": profile,
         "zone": play_safe.zone_of(profile).key,
         "limits": limits,

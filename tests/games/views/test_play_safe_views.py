@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.models import LimitRefusal, LossLimit, PlayBreak, Profile, Round
-from games.services import play_safe
+from games.services import play_safe, staff
 
 pytestmark = pytest.mark.django_db
 
@@ -270,3 +270,37 @@ def test_sign_up_without_a_limit_or_with_a_forged_zone(client):
     user = User.objects.get(username="free")
     assert not LossLimit.objects.filter(user=user).exists()
     assert Profile.objects.get(user=user).time_zone == "UTC"
+
+
+def test_a_player_without_a_pin_creates_one_on_the_play_safe_page(tab, player):
+    page = tab.get(reverse("play_safe")).content.decode()
+    assert 'data-testid="pin-form"' in page
+    assert 'data-testid="max-bet-form"' not in page  # needs the PIN first
+    response = tab.post(
+        reverse("account_pin"),
+        {
+            "back": "play_safe",
+            "password": "pw-Secret-123",
+            "new_pin": "2468",
+            "confirm_pin": "2468",
+        },
+    )
+    assert response.headers["Location"] == reverse("play_safe")
+    assert 'data-testid="max-bet-form"' in tab.get(reverse("play_safe")).content.decode()
+    saved = tab.post(
+        reverse("account_max_bet"), {"back": "play_safe", "max_bet": "40", "pin": "2468"}
+    )
+    assert saved.headers["Location"] == reverse("play_safe")
+    assert Profile.objects.get(user=player).personal_max_bet == 40 * CHIP
+
+
+def test_reactivating_an_excluded_account_does_not_lift_the_exclusion(make_player):
+    player = make_player()
+    play_safe.take_break(user=player, length="6m")
+    root = User.objects.create_superuser("boss", "boss@example.com", None)
+    staff.set_account_active(actor=root, account=player, active=False, reason="check")
+    staff.set_account_active(actor=root, account=player, active=True, reason="lift it")
+    login = Client(HTTP_ACCEPT_LANGUAGE="en").post(
+        reverse("login"), {"username": player.username, "password": "pw-Secret-123"}
+    )
+    assert "excluded yourself until" in login.content.decode()

@@ -131,7 +131,12 @@ def _net_loss(user: User, start: dt.datetime, end: dt.datetime | None = None) ->
     if end is not None:
         rounds = rounds.filter(created_at__lt=end)
     totals = rounds.aggregate(bet=Sum("total_bet"), back=Sum("total_return"))
-    return max(0, (totals["bet"] or 0) - (totals["back"] or 0))
+    # A War round waiting for its decision may still stake its raise (the
+    # ante once more): counted as lost already, so no other bet meanwhile
+    # can leave the raise past the limit.
+    waiting = rounds.filter(status=Round.Status.OPEN).values_list("bets", flat=True)
+    raises = sum(int(bets.get("ante", 0)) for bets in waiting)
+    return max(0, (totals["bet"] or 0) + raises - (totals["back"] or 0))
 
 
 def limits_in_force(user: User, now: dt.datetime) -> dict[str, int | None]:

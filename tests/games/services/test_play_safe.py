@@ -94,6 +94,26 @@ def test_it_counts_a_wars_raise_against_the_limit(make_player):
     war_service.play(user=player, table=war_table(), ante=25 * CHIP, tie_bet=0, slip_key="w2")
 
 
+def test_a_war_waiting_for_its_decision_keeps_room_for_its_raise(make_player):
+    """Ante 10 on a tie: 20 of a limit of 30 is spoken for until the decision,
+    so a 15-chip bet elsewhere is refused and the war can still be fought."""
+    player = make_player(chips=1_000)
+    play_safe.set_loss_limit(user=player, period="day", amount=30 * CHIP)
+    deal_next(player, lambda shoe: "tie" in war_cases(shoe))
+    rnd = war_service.play(
+        user=player, table=war_table(), ante=10 * CHIP, tie_bet=0, slip_key="tie"
+    ).round
+    with pytest.raises(BetRefused) as refused:
+        baccarat_service.play(
+            user=player,
+            table=Table.objects.get(slug="baccarat-classic"),
+            bets={"player": 15 * CHIP},
+            slip_key="other",
+        )
+    assert "10 chips are left" in refused.value.message
+    assert war_service.decide(user=player, round_id=rnd.pk, decision="war").status == "settled"
+
+
 def test_it_shows_the_reset_time_in_the_players_zone(make_player):
     player = make_player(chips=1_000)
     Profile.objects.filter(user=player).update(time_zone="Asia/Tokyo")

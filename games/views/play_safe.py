@@ -21,6 +21,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -228,7 +229,9 @@ def reality_answer(request: PlayerRequest) -> HttpResponse:
     if choice == "history":
         return redirect("history")
     back = request.POST.get("next", "")
-    return redirect(back if back.startswith("/") and not back.startswith("//") else "lobby")
+    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        return redirect(back)
+    return redirect("lobby")
 
 
 @login_required

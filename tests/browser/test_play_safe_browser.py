@@ -123,3 +123,23 @@ def test_the_statement_page(page, live_url, signed_up, orm):
     page.goto(f"{live_url}/play-safe/statement/")
     expect(page.get_by_test_id("statement")).to_be_visible()
     shoot(page, "statement")
+
+
+def test_a_time_out_logs_out_and_the_login_shows_only_its_end(page, live_url, signed_up, orm):
+    page.goto(f"{live_url}/play-safe/")
+    form = page.get_by_test_id("timeout-form")
+    form.locator("select[name=length]").select_option("1w")
+    shoot(page, "play-safe-timeout")
+    form.locator("input[name=confirm]").check()
+    form.get_by_test_id("timeout-submit").click()
+    expect(page.get_by_test_id("break-taken")).to_contain_text("time-out until")
+    shoot(page, "break-taken")
+
+    page.goto(f"{live_url}/accounts/login/")
+    page.fill("input[name=username]", signed_up)
+    page.fill("input[name=password]", "pw-Secret-123")
+    page.locator("form button[type=submit], form input[type=submit]").last.click()
+    expect(page.locator("body")).to_contain_text("You are taking a time-out until")
+    shoot(page, "login-on-break")
+    page.goto(f"{live_url}{WAR}")
+    assert "/accounts/login/" in page.url

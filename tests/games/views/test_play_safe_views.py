@@ -148,6 +148,18 @@ def test_the_reality_check_answer_lets_the_next_round_start(tab, player):
     assert Round.objects.filter(player=player).count() == 1
 
 
+@pytest.mark.parametrize("back", ["https://evil.example/", "//evil.example/", "/\\evil.example/"])
+def test_the_reality_check_answer_never_leaves_the_site(tab, back):
+    answer = tab.post(reverse("play_safe_reality_answer"), {"choice": "keep", "next": back})
+    assert answer.headers["Location"] == reverse("lobby")
+
+
+def test_the_reality_check_keeps_the_player_at_the_table(tab):
+    table = reverse("war_table", args=["casino-war"])
+    answer = tab.post(reverse("play_safe_reality_answer"), {"choice": "keep", "next": table})
+    assert answer.headers["Location"] == table
+
+
 def test_the_reality_check_can_log_out(tab):
     answer = tab.post(reverse("play_safe_reality_answer"), {"choice": "logout"})
     assert answer.headers["Location"] == reverse("login")

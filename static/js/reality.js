@@ -4,7 +4,6 @@
 // falls due, or when a bet was refused for it. Never while a War round
 // waits for its decision.
 const dialog = document.getElementById("reality-check");
-const refusal = document.getElementById("play-safe-refusal");
 let timer = null;
 
 function fill(status) {
@@ -59,9 +58,10 @@ if (dialog) {
   check();
 }
 
-if (refusal) {
-  // An out-of-band refusal fills the region: show it.
-  new MutationObserver(() => {
-    refusal.hidden = !refusal.textContent.trim();
-  }).observe(refusal, { childList: true, characterData: true, subtree: true });
-}
+// A refusal arrives out of band and replaces the region, shown; the next
+// answer without one (a round played, a slip changed) puts it away.
+document.body.addEventListener("htmx:afterRequest", (event) => {
+  const region = document.getElementById("play-safe-refusal");
+  const answer = event.detail.xhr ? event.detail.xhr.responseText || "" : "";
+  if (region && !answer.includes('id="play-safe-refusal"')) region.hidden = true;
+});

@@ -392,3 +392,25 @@ def test_the_login_page_is_reached_by_no_one_on_a_break(make_player):
     assert response.status_code == 200
     assert "excluded yourself until" in response.content.decode()
     assert "_auth_user_id" not in client.session
+
+
+def test_the_statement_agrees_with_the_ledger(make_player):
+    """The statement's figures are the chips that moved, not a story."""
+    player = make_player(chips=1_000)
+    table = Table.objects.get(slug="baccarat-classic")
+    for i in range(6):
+        baccarat_service.play(
+            user=player,
+            table=table,
+            bets={"player" if i % 2 else "banker": (5 + i) * CHIP},
+            slip_key=f"s{i}",
+        )
+    deal_next(player, lambda shoe: "tie" not in war_cases(shoe))
+    war_service.play(user=player, table=war_table(), ante=3 * CHIP, tie_bet=CHIP, slip_key="w")
+    [month] = play_safe.statement_months(player, zoneinfo.ZoneInfo("Asia/Tokyo"))
+    moved = LedgerEntry.objects.filter(wallet__user=player, round__isnull=False)
+    staked = -sum(e.amount for e in moved if e.kind == LedgerEntry.Kind.BET)
+    returned = sum(e.amount for e in moved if e.kind != LedgerEntry.Kind.BET)
+    assert month["rounds"] == 7
+    assert (month["staked"], month["returned"]) == (staked, returned)
+    assert month["net"] == returned - staked

@@ -16,18 +16,23 @@ from django.utils.translation import gettext_lazy as _
 from games.admin.base import ReadOnlyAdmin
 from games.display import format_chips
 from games.models import LimitRefusal, LossLimit, PlayBreak
+from games.services import play_safe
 
 REPORT_DAYS = 30
 
 
 @admin.register(PlayBreak)
 class PlayBreakAdmin(ReadOnlyAdmin):
-    list_display = ("user", "kind", "length", "starts_at", "ends_at", "in_force")
+    list_display = ("user", "kind", "length_shown", "starts_at", "ends_at", "in_force")
     list_filter = ("kind",)
     search_fields = ("user__username",)
     list_select_related = ("user",)
-    fields = ("user", "kind", "length", "starts_at", "ends_at", "created_at")
+    fields = ("user", "kind", "length_shown", "starts_at", "ends_at", "created_at")
     readonly_fields = fields
+
+    @admin.display(description=_("length"))
+    def length_shown(self, obj: PlayBreak) -> str:
+        return play_safe.length_label(obj.length)
 
     @admin.display(description=_("in force"), boolean=True)
     def in_force(self, obj: PlayBreak) -> bool:
@@ -52,11 +57,15 @@ class LossLimitAdmin(ReadOnlyAdmin):
 class LimitRefusalAdmin(ReadOnlyAdmin):
     """The report: refusals by the players' own controls, counted per day."""
 
-    list_display = ("created_at", "user", "code")
+    list_display = ("created_at", "user", "reason")
     list_filter = ("code",)
     search_fields = ("user__username",)
     list_select_related = ("user",)
     change_list_template = "admin/games/limitrefusal/change_list.html"
+
+    @admin.display(description=_("reason"), ordering="code")
+    def reason(self, obj: LimitRefusal) -> str:
+        return str(play_safe.REFUSAL_LABELS.get(obj.code, obj.code))
 
     def changelist_view(self, request, extra_context=None):
         since = timezone.now() - dt.timedelta(days=REPORT_DAYS)
@@ -67,5 +76,9 @@ class LimitRefusalAdmin(ReadOnlyAdmin):
             .annotate(count=Count("id"))
             .order_by("-day", "code")
         )
-        extra_context = {**(extra_context or {}), "per_day": list(per_day), "days": REPORT_DAYS}
+        rows = [
+            {**row, "reason": play_safe.REFUSAL_LABELS.get(row["code"], row["code"])}
+            for row in per_day
+        ]
+        extra_context = {**(extra_context or {}), "per_day": rows, "days": REPORT_DAYS}
         return super().changelist_view(request, extra_context)

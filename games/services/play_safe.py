@@ -67,6 +67,11 @@ LOSS_LIMIT = "loss_limit"
 ON_BREAK = "on_break"
 REALITY_CHECK = "reality_check"
 COUNTED = frozenset({LOSS_LIMIT, ON_BREAK, REALITY_CHECK})
+REFUSAL_LABELS = {
+    LOSS_LIMIT: gettext_lazy("Loss limit"),
+    ON_BREAK: gettext_lazy("Time-out or self-exclusion"),
+    REALITY_CHECK: gettext_lazy("Reality check due"),
+}
 SESSION_STARTED = "play_safe_started"
 
 
@@ -275,6 +280,11 @@ def set_loss_limit(
 
 
 # ------------------------------------------------------------------ breaks
+
+
+def length_label(length: str) -> str:
+    found = TIMEOUTS.get(length) or EXCLUSIONS.get(length)
+    return str(found[0]) if found else length
 
 
 def break_end(length: str, start: dt.datetime) -> tuple[str, dt.datetime]:

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
 from games.models import Profile, Round
+from games.services import play_safe
+from games.services.wallet import open_account
+from tests.browser.test_admin_browser import log_in
 from tests.seeds import find_seed, war_cases
 
 pytestmark = pytest.mark.browser
@@ -143,3 +148,24 @@ def test_a_time_out_logs_out_and_the_login_shows_only_its_end(page, live_url, si
     shoot(page, "login-on-break")
     page.goto(f"{live_url}{WAR}")
     assert "/accounts/login/" in page.url
+
+
+def test_the_operator_sees_breaks_and_refusals_and_cannot_change_them(page, live_url, orm):
+    suffix = int(time.time() * 1000) % 1_000_000
+    User = get_user_model()
+    operator = User.objects.create_superuser(f"psop{suffix}", f"psop{suffix}@example.com", None)
+    player = User.objects.create_user(f"psplayer{suffix}")
+    open_account(user=player)
+    pause = play_safe.take_break(user=player, length="6m")
+    play_safe.record_refusal(user=player, code="loss_limit")
+    log_in(page, live_url, operator)
+
+    page.goto(f"{live_url}/admin/games/playbreak/")
+    expect(page.locator("#result_list")).to_contain_text(player.username)
+    shoot(page, "admin-breaks")
+    page.goto(f"{live_url}/admin/games/playbreak/{pause.pk}/change/")
+    expect(page.locator("input[name=_save]")).to_have_count(0)
+    expect(page.locator("a.deletelink")).to_have_count(0)
+    page.goto(f"{live_url}/admin/games/limitrefusal/")
+    expect(page.get_by_test_id("refusals-per-day")).to_contain_text("Loss limit")
+    shoot(page, "admin-refusals")

@@ -203,6 +203,7 @@ def test_the_admin_lists_breaks_and_limits(superuser_client, make_player):
     breaks = superuser_client.get(reverse("admin:games_playbreak_changelist"))
     assert breaks.status_code == 200
     assert player.username in breaks.content.decode()
+    assert "6 months" in breaks.content.decode()
     assert superuser_client.get(reverse("admin:games_losslimit_changelist")).status_code == 200
 
 
@@ -248,7 +249,7 @@ def test_the_report_counts_refusals_per_day(superuser_client, make_player):
     play_safe.record_refusal(user=player, code="not_counted")
     page = superuser_client.get(reverse("admin:games_limitrefusal_changelist")).content.decode()
     day = timezone.now().strftime("%Y-%m-%d")
-    assert f"<td>{day}</td><td>loss_limit</td><td>3</td>" in page
+    assert f"<td>{day}</td><td>Loss limit</td><td>3</td>" in page
     assert "not_counted" not in page
 
 

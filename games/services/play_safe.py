@@ -321,10 +321,14 @@ def take_break(*, user: User, length: str, now: dt.datetime | None = None) -> Pl
     """Start a time-out or self-exclusion now: end every session and socket
     of the account, settle any War round waiting for a decision. A break
     ending sooner than one already in force is refused (it would shorten it)."""
-    from games.services import war  # noqa: PLC0415 - war imports rounds, which imports this
+    # Here, not at the top: war and rounds import this module.
+    from games.services import rounds, war  # noqa: PLC0415
 
     now = now or timezone.now()
     kind, ends_at = break_end(length, now)
+    # The wallet, then the profile: a round's order (rounds._place), so a
+    # round racing the break waits instead of deadlocking.
+    rounds.lock_wallet(user)
     profile = Profile.objects.select_for_update().get(user=user)
     if profile.demo:
         raise GameError(_("A demo account cannot take a break: sign up first."), code="demo")

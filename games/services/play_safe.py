@@ -32,8 +32,9 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count, Q, Sum
-from django.db.models.functions import TruncMonth
+from django.db.models import BigIntegerField, Count, Q, Sum
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, TruncMonth
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -129,19 +130,37 @@ def local_time(moment: dt.datetime, profile: Profile | None) -> str:
 # ------------------------------------------------------------------ loss limits
 
 
-def _net_loss(user: User, start: dt.datetime, end: dt.datetime | None = None) -> int:
-    rounds = Round.objects.filter(player=user, created_at__gte=start).exclude(
-        status=Round.Status.VOID
+def _net_losses(user: User, windows: dict[str, tuple[dt.datetime, dt.datetime]]) -> dict[str, int]:
+    """The net loss of each window (period: start, end), in one query.
+
+    A War round waiting for its decision may still stake its raise (the ante
+    once more): it counts as lost already, so no other bet meanwhile can
+    leave the raise past the limit.
+    """
+    if not windows:
+        return {}
+    sums = {}
+    ante = Cast(KT("bets__ante"), BigIntegerField())
+    for period, (start, end) in windows.items():
+        window = Q(created_at__gte=start, created_at__lt=end)
+        sums[f"{period}_bet"] = Sum("total_bet", filter=window)
+        sums[f"{period}_back"] = Sum("total_return", filter=window)
+        sums[f"{period}_raise"] = Sum(ante, filter=window & Q(status=Round.Status.OPEN))
+    earliest = min(start for start, _end in windows.values())
+    totals = (
+        Round.objects.filter(player=user, created_at__gte=earliest)
+        .exclude(status=Round.Status.VOID)
+        .aggregate(**sums)
     )
-    if end is not None:
-        rounds = rounds.filter(created_at__lt=end)
-    totals = rounds.aggregate(bet=Sum("total_bet"), back=Sum("total_return"))
-    # A War round waiting for its decision may still stake its raise (the
-    # ante once more): counted as lost already, so no other bet meanwhile
-    # can leave the raise past the limit.
-    waiting = rounds.filter(status=Round.Status.OPEN).values_list("bets", flat=True)
-    raises = sum(int(bets.get("ante", 0)) for bets in waiting)
-    return max(0, (totals["bet"] or 0) + raises - (totals["back"] or 0))
+    return {
+        period: max(
+            0,
+            (totals[f"{period}_bet"] or 0)
+            + (totals[f"{period}_raise"] or 0)
+            - (totals[f"{period}_back"] or 0),
+        )
+        for period in windows
+    }
 
 
 def limits_in_force(user: User, now: dt.datetime) -> dict[str, int | None]:
@@ -188,13 +207,15 @@ def loss_rooms(user: User, profile: Profile, now: dt.datetime) -> list[LossRoom]
     if profile.demo or not profile.loss_limits_set:
         return []
     zone = zone_of(profile)
-    rooms = []
-    for period, limit in limits_in_force(user, now).items():
-        if limit is None:
-            continue
-        start, end = period_bounds(period, now, zone)
-        rooms.append(LossRoom(period, limit, _net_loss(user, start, end), end, zone.key))
-    return rooms
+    limits = {
+        period: limit for period, limit in limits_in_force(user, now).items() if limit is not None
+    }
+    windows = {period: period_bounds(period, now, zone) for period in limits}
+    lost = _net_losses(user, windows)
+    return [
+        LossRoom(period, limit, lost[period], windows[period][1], zone.key)
+        for period, limit in limits.items()
+    ]
 
 
 def tightest(rooms: list[LossRoom]) -> LossRoom | None:

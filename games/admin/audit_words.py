@@ -36,6 +36,7 @@ ACTION_LABELS = {
     "play_safe.timeout": gettext_lazy("Time-out taken by the player"),
     "play_safe.exclusion": gettext_lazy("Self-exclusion taken by the player"),
     "play_safe.reality_check": gettext_lazy("Reality check set by the player"),
+    "play_safe.time_zone": gettext_lazy("Time zone set by the player"),
 }
 OBJECT_TYPE_LABELS = {
     "table": gettext_lazy("Table"),

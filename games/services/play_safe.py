@@ -91,6 +91,17 @@ def valid_zone(name: str) -> bool:
     return name in zoneinfo.available_timezones()
 
 
+@transaction.atomic
+def set_time_zone(*, user: User, name: str) -> None:
+    """The zone the player's days and months start in: audited, as it moves
+    when a loss limit's period resets."""
+    if not valid_zone(name):
+        raise GameError(_("Choose a time zone such as Asia/Tokyo or Europe/London."), code="zone")
+    before = Profile.objects.select_for_update().values_list("time_zone", flat=True).get(user=user)
+    Profile.objects.filter(user=user).update(time_zone=name)
+    _audit(user=user, action="play_safe.time_zone", before={"zone": before}, after={"zone": name})
+
+
 def add_months(moment: dt.datetime, months: int) -> dt.datetime:
     """The same wall-clock time ``months`` later, on the month's last day
     when the day does not exist there (31 January + 1 month: 28/29 February)."""

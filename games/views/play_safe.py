@@ -294,7 +294,7 @@ def zone(request: PlayerRequest) -> HttpResponse:
     form = ZoneForm(request.POST)
     if not form.is_valid():
         return _invalid(request, zone_form=form)
-    Profile.objects.filter(user=request.user).update(time_zone=form.cleaned_data["time_zone"])
+    play_safe.set_time_zone(user=request.user, name=form.cleaned_data["time_zone"])
     messages.success(request, _("Your time zone is saved."))
     return redirect("play_safe")
 

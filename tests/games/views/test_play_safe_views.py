@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games.models import LimitRefusal, LossLimit, PlayBreak, Profile, Round
+from games.models import AuditEntry, LimitRefusal, LossLimit, PlayBreak, Profile, Round
 from games.services import play_safe, staff
 
 pytestmark = pytest.mark.django_db
@@ -184,6 +184,8 @@ def test_the_time_zone_must_be_a_real_zone(tab, player):
     assert tab.post(reverse("play_safe_zone"), {"time_zone": "Mars/Olympus"}).status_code == 400
     tab.post(reverse("play_safe_zone"), {"time_zone": "Asia/Tokyo"})
     assert Profile.objects.get(user=player).time_zone == "Asia/Tokyo"
+    entry = AuditEntry.objects.get(action="play_safe.time_zone")
+    assert (entry.before, entry.after) == ({"zone": "UTC"}, {"zone": "Asia/Tokyo"})
 
 
 # ------------------------------------------------------------------ the operator

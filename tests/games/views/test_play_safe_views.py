@@ -319,3 +319,15 @@ def test_reactivating_an_excluded_account_does_not_lift_the_exclusion(make_playe
         reverse("login"), {"username": player.username, "password": "pw-Secret-123"}
     )
     assert "excluded yourself until" in login.content.decode()
+
+
+def test_the_audit_log_shows_the_players_own_changes_in_words(superuser_client, make_player):
+    player = make_player()
+    play_safe.set_loss_limit(user=player, period="day", amount=50 * CHIP)
+    play_safe.take_break(user=player, length="24h")
+    page = superuser_client.get(reverse("admin:games_auditentry_changelist")).content.decode()
+    assert "Loss limit set by the player" in page
+    assert "Time-out taken by the player" in page
+    entry = AuditEntry.objects.get(action="play_safe.timeout")
+    detail = superuser_client.get(reverse("admin:games_auditentry_change", args=[entry.pk]))
+    assert detail.status_code == 200

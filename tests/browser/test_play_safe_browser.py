@@ -103,6 +103,11 @@ def test_a_daily_limit_of_50_lost_is_refused_at_both_tables(page, live_url, sign
     shoot(page, "war-refusal")
     assert rounds.count() == 2
 
+    page.goto(f"{live_url}/play-safe/statement/")
+    month = timezone.now().strftime("%Y-%m")
+    expect(page.get_by_test_id(f"statement-{month}")).to_contain_text("-50")
+    shoot(page, "statement-with-rounds")
+
 
 def test_the_reality_check_pauses_the_table_until_answered(page, live_url, signed_up, orm):
     Profile.objects.filter(user__username=signed_up).update(

@@ -11,6 +11,7 @@ from django.urls import include, path
 
 from casino import monitoring
 from games.views import staff_otp
+from games.views.play_safe import PlaySafeLoginForm
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
@@ -27,7 +28,11 @@ urlpatterns = [
     path("metrics", monitoring.metrics, name="metrics"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(authentication_form=PlaySafeLoginForm),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path(

@@ -8,3 +8,11 @@ class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Casino")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Imported once the apps are ready: they import the models.
+        from django.contrib.auth.signals import user_logged_in  # noqa: PLC0415
+
+        from games.services.play_safe import on_login  # noqa: PLC0415
+
+        user_logged_in.connect(on_login, dispatch_uid="games.play_safe.login")

@@ -269,6 +269,23 @@ class Profile(models.Model):
     # of every real figure, deleted a day after its last use.
     demo = models.BooleanField(_("demo account"), default=False, db_index=True)
 
+    # Play safe (games/services/play_safe.py). The zone the player's days,
+    # weeks and months start in: the browser's at sign-up, changeable on
+    # the play-safe page.
+    time_zone = models.CharField(_("time zone"), max_length=64, default="UTC")
+    # Set once the player has ever set a loss limit, so a round of a player
+    # without one reads no limit rows.
+    loss_limits_set = models.BooleanField(default=False)
+    reality_check_minutes = models.PositiveSmallIntegerField(
+        _("reality check (minutes)"), default=0
+    )
+    session_started_at = models.DateTimeField(_("session started"), null=True, blank=True)
+    # The next round after this waits for the player's answer to a reality check.
+    reality_due_at = models.DateTimeField(null=True, blank=True)
+    # The end of the longest time-out or self-exclusion taken (PlayBreak);
+    # a copy so the bet check reads it with the locked profile.
+    break_until = models.DateTimeField(_("on a break until"), null=True, blank=True)
+
     class Meta:
         verbose_name = _("player profile")
         verbose_name_plural = _("player profiles")
@@ -296,3 +313,99 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.object_repr}"
+
+
+class LossLimit(models.Model):
+    """One setting of a player's loss limit for a period, kept as history.
+
+    The limit in force at a moment is the latest row not cancelled whose
+    ``effective_at`` has come; ``amount`` None means no limit. A raise or a
+    removal is stored with ``effective_at`` a day after the request: until
+    then it is the pending change the player sees.
+    """
+
+    class Period(models.TextChoices):
+        DAY = "day", _("Daily")
+        WEEK = "week", _("Weekly")
+        MONTH = "month", _("Monthly")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="loss_limits"
+    )
+    period = models.CharField(_("period"), max_length=8, choices=Period.choices)
+    amount = models.BigIntegerField(_("limit (units)"), null=True, blank=True)
+    requested_at = models.DateTimeField(_("requested"))
+    effective_at = models.DateTimeField(_("in force from"))
+    cancelled_at = models.DateTimeField(_("replaced"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("loss limit")
+        verbose_name_plural = _("loss limits")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["user", "period", "effective_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__isnull=True) | Q(amount__gte=0), name="loss_limit_not_negative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.period}"
+
+
+class PlayBreak(models.Model):
+    """A time-out or a self-exclusion: append-only, so nobody (the player,
+    an operator, a superuser) can shorten or end one; a longer one may be
+    taken on top."""
+
+    class Kind(models.TextChoices):
+        TIMEOUT = "timeout", _("Time-out")
+        EXCLUSION = "exclusion", _("Self-exclusion")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="play_breaks"
+    )
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    length = models.CharField(_("length"), max_length=8)
+    starts_at = models.DateTimeField(_("since"))
+    ends_at = models.DateTimeField(_("until"))
+    created_at = models.DateTimeField(_("time"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("time-out or self-exclusion")
+        verbose_name_plural = _("time-outs and self-exclusions")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["user", "ends_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ends_at__gt=models.F("starts_at")), name="play_break_ends_after_start"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.kind}"
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise AppendOnlyError("A time-out or self-exclusion cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("A time-out or self-exclusion cannot be ended.")
+
+
+class LimitRefusal(models.Model):
+    """A bet refused by a player's own limit or break: the operator's
+    report counts them per day."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    code = models.CharField(_("reason"), max_length=16)
+    created_at = models.DateTimeField(_("time"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("limit refusal")
+        verbose_name_plural = _("limit refusals")
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.code}"

@@ -32,6 +32,11 @@ ACTION_LABELS = {
     "account.password_reset": gettext_lazy("Password reset"),
     "group.create": gettext_lazy("Role created"),
     "group.change": gettext_lazy("Role changed"),
+    "play_safe.loss_limit": gettext_lazy("Loss limit set by the player"),
+    "play_safe.timeout": gettext_lazy("Time-out taken by the player"),
+    "play_safe.exclusion": gettext_lazy("Self-exclusion taken by the player"),
+    "play_safe.reality_check": gettext_lazy("Reality check set by the player"),
+    "play_safe.time_zone": gettext_lazy("Time zone set by the player"),
 }
 OBJECT_TYPE_LABELS = {
     "table": gettext_lazy("Table"),
@@ -39,6 +44,7 @@ OBJECT_TYPE_LABELS = {
     "player": gettext_lazy("Player account"),
     "account": gettext_lazy("Account"),
     "group": gettext_lazy("Role"),
+    "play_safe": gettext_lazy("Player's own controls"),
 }
 
 

@@ -181,6 +181,11 @@ class ProfileAdmin(ReadOnlyAdmin):
         "history_panel",
         "fast_play",
         "volume",
+        # Play safe: the player's own; changed only by them (games/services/play_safe.py).
+        "time_zone",
+        "reality_check_minutes",
+        "session_started_at",
+        "break_until",
     )
     readonly_fields = fields
 

@@ -33,7 +33,7 @@ from games.money import bet_step
 from games.sealing import seal
 from games.selectors.players import profile_for, wallet_for
 from games.selectors.tables import table_version
-from games.services import metrics
+from games.services import metrics, play_safe
 from games.services.faults import maybe_fail
 from games.services.push import push
 from games.services.tables import snapshot_version
@@ -266,6 +266,9 @@ class BetLimits:
     # The area a later decision stakes once more (War's raise equals the
     # ante): the MAX BET bounds the round with it (SPEC section 5).
     staked_again: str | None = None
+    # The player's own controls: a break or a due reality check refuses
+    # every bet, a loss limit bounds what the round may stake.
+    gate: play_safe.BetGate = play_safe.OPEN_GATE
 
     def area_min(self, area: str) -> int:
         return self.areas[area][0]
@@ -311,6 +314,8 @@ def bet_limits(
     Of the game's ``areas``, those the paytable pays are offered; a missing
     limit falls back to one chip and the table's MAX BET.
     """
+    if profile is None:
+        profile = Profile.objects.get(user=user)
     max_bet, personal = round_max_bet(user, version, profile)
     offered: dict[str, tuple[int, int]] = {}
     for area in areas:
@@ -330,6 +335,7 @@ def bet_limits(
         raised_to_min=raised_to_min,
         exclusive=exclusive,
         staked_again=staked_again,
+        gate=play_safe.bet_gate(user=user, profile=profile),
     )
 
 
@@ -400,9 +406,16 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> C
     the round may stake (a war's raise included) within the MAX BET, and the
     balance covering the stakes.
 
+    Before all that, the player's own controls (``play_safe``): a break or a
+    due reality check refuses any bet; after it, a loss limit refuses what
+    could take the period's net loss past it, the raise included.
+
     Raises ``BetRefused`` / ``InsufficientChips`` with the first problem
     found, before anything is written.
     """
+    blocked = limits.gate.blocked
+    if blocked is not None:
+        raise BetRefused(blocked.message, code=blocked.code)
     stakes: dict[str, int] = {}
     for area, amount in bets.items():
         if area not in limits.areas:
@@ -450,6 +463,9 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> C
             )
     if limits.most_staked(stakes) > limits.max_bet:
         raise _max_bet_refusal(limits, stakes)
+    room = limits.gate.loss
+    if room is not None and limits.most_staked(stakes) > room.left:
+        raise play_safe.loss_refusal(room)
     total = sum(stakes.values())
     if total > balance:
         raise InsufficientChips(
@@ -493,6 +509,8 @@ def place_round(
         )
     except GameError as refusal:
         metrics.refused(dealer.game, refusal.code)
+        if isinstance(refusal, BetRefused):
+            play_safe.record_refusal(user=user, code=refusal.code)  # the round rolled back
         raise
     except IntegrityError:
         # The same key raced itself on a database that does not serialise

@@ -76,6 +76,10 @@ _SUPPORT_READS = frozenset(
         "games.view_wallet",
         "games.view_round",
         "games.view_ledgerentry",
+        # Play safe: who has limits, time-outs and exclusions; never a change.
+        "games.view_losslimit",
+        "games.view_playbreak",
+        "games.view_limitrefusal",
     }
 )
 ROLES: dict[str, frozenset[str]] = {

@@ -303,9 +303,11 @@ def decide(
     round_id: int,
     decision: str,
     now: dt.datetime | None = None,
+    late: bool = False,
 ) -> Round:
     """Settle the player's waiting tie: go to WAR (a raise equal to the ante)
-    or SURRENDER (half the ante back, floored).
+    or SURRENDER (half the ante back, floored). ``late``: settle even after
+    the deadline (a player starting a break: the round is never left open).
 
     Settled under the round's own version, whatever the table's paytable is
     now. A round that is already settled is refused and nothing moves.
@@ -338,7 +340,7 @@ def _decide(*, user: User, round_id: int, decision: str, now: dt.datetime | None
         raise GameError(_("There is no such round."), code="missing")
     if rnd.status != Round.Status.OPEN:
         raise GameError(_("This round is already settled."), code="settled")
-    if timed_out(rnd, now=now):
+    if timed_out(rnd, now=now) and not late:
         raise GameError(
             _(
                 "Time ran out for this decision. Return to the table to resume the round "

@@ -14,5 +14,6 @@ urlpatterns = [
     path("war/", include("games.urls.war")),
     path("history/", include("games.urls.history")),
     path("account/", include("games.urls.account")),
+    path("play-safe/", include("games.urls.play_safe")),
     path("", include("games.urls.demo")),
 ]

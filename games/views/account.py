@@ -63,7 +63,7 @@ class MaxBetForm(forms.Form):
     )
 
 
-def _context(request: PlayerRequest, **forms_: forms.Form) -> dict:
+def context(request: PlayerRequest, **forms_: forms.Form) -> dict:
     profile = Profile.objects.get(user=request.user)
     now = timezone.now()
     next_change = account_service.next_change_allowed(profile.max_bet_changed_at)
@@ -87,10 +87,15 @@ def _context(request: PlayerRequest, **forms_: forms.Form) -> dict:
     }
 
 
+def _back(request: PlayerRequest) -> str:
+    """Where a saved form returns: the play-safe page shows these forms too."""
+    return "play_safe" if request.POST.get("back") == "play_safe" else "account"
+
+
 @login_required
 @require_GET
 def account(request: PlayerRequest) -> HttpResponse:
-    return render(request, "account/account.html", _context(request))
+    return render(request, "account/account.html", context(request))
 
 
 @login_required
@@ -110,8 +115,8 @@ def pin(request: PlayerRequest) -> HttpResponse:
             messages.error(request, exc.message)
         else:
             messages.success(request, _("Your PIN is set."))
-            return redirect("account")
-    return render(request, "account/account.html", _context(request, pin_form=form), status=400)
+            return redirect(_back(request))
+    return render(request, "account/account.html", context(request, pin_form=form), status=400)
 
 
 @login_required
@@ -138,5 +143,5 @@ def max_bet(request: PlayerRequest) -> HttpResponse:
                     _("Your personal max bet is now %(max)s chips per round, in every game.")
                     % {"max": f"{chips:,}"},
                 )
-            return redirect("account")
-    return render(request, "account/account.html", _context(request, max_bet_form=form), status=400)
+            return redirect(_back(request))
+    return render(request, "account/account.html", context(request, max_bet_form=form), status=400)

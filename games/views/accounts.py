@@ -10,23 +10,44 @@ from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from games.errors import GameError
-from games.models import Table
+from games.models import UNITS_PER_CHIP, Profile, Table
 from games.selectors.demo import is_demo
 from games.services import account as account_service
+from games.services import play_safe
 from games.services import wallet as wallet_service
 from games.views import demo
+from games.views.amounts import WholeChipsField
 from games.views.requests import PlayerRequest
 
 
 class SignUpForm(UserCreationForm):
+    # Every new player is offered a loss limit on the way in (play safe).
+    loss_limit = WholeChipsField(
+        label=gettext_lazy("Daily loss limit (chips, optional)"),
+        required=False,
+        min_units=0,
+        widget=forms.NumberInput(attrs={"min": "0", "step": "1"}),
+        help_text=gettext_lazy(
+            "The most you may lose in a day, across all games. You can change it later "
+            "on the Play safe page."
+        ),
+    )
+    # The browser's zone (static/js/zone.js); days and months start there.
+    time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # the stubs declare no Meta
         fields = ("username",)
         widgets = {
             "username": forms.TextInput(attrs={"autocomplete": "username", "autofocus": True})
         }
+
+    def clean_time_zone(self) -> str:
+        name = (self.cleaned_data.get("time_zone") or "").strip()
+        return name if play_safe.valid_zone(name) else "UTC"
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -43,6 +64,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         if from_demo:
             logout(request)
         wallet_service.open_account(user=user)
+        Profile.objects.filter(user=user).update(time_zone=form.cleaned_data["time_zone"])
+        if form.cleaned_data["loss_limit"] is not None:
+            play_safe.set_loss_limit(
+                user=user, period="day", amount=form.cleaned_data["loss_limit"] * UNITS_PER_CHIP
+            )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome! Your starting chips are in your wallet."))
         return redirect("lobby")

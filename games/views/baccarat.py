@@ -35,6 +35,7 @@ from games.selectors.players import account_for, profile_for
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
 from games.services.rounds import current_version, require_open
+from games.views import play_safe as play_safe_views
 from games.views import squeeze as squeeze_state
 from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page
 from games.views.requests import PlayerRequest
@@ -118,6 +119,8 @@ def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> Http
         messages.error(request, message)
         return redirect(table.get_absolute_url())
     fragment = presenter.fragment("slip_msg", {"error": message, "oob": True})
+    if isinstance(exc, GameError):
+        fragment += play_safe_views.refusal_oob(exc)
     return HttpResponse(fragment, status=status)
 
 

@@ -31,6 +31,7 @@ from games.services import account as account_service
 from games.services import rounds
 from games.services import war as war_service
 from games.services.baccarat import save_settings
+from games.views import play_safe as play_safe_views
 from games.views.account import MaxBetForm
 from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page
 from games.views.demo import not_in_demo
@@ -155,6 +156,7 @@ def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpRespon
         {"message": exc.message, "message_level": "error", "oob": False},
         status=status,
     )
+    response.content += play_safe_views.refusal_oob(exc).encode()
     return reswap(retarget(response, "#war-message"), "outerHTML")
 
 

@@ -5,11 +5,13 @@ slower table for every player)."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games.models import Profile
+from games.services import play_safe
 from tests.seeds import find_seed, war_cases
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -32,7 +34,8 @@ def test_a_baccarat_round_costs_one_page_and_one_bet(tab):
     page = reverse("baccarat_table", args=["baccarat-classic"])
     bet = reverse("baccarat_bet", args=["baccarat-classic"])
     tab.get(page)  # the first visit may write the session
-    assert queries(lambda: tab.get(page)) <= 6
+    # 7: the header's session net result (play safe) is one sum over the session's rounds.
+    assert queries(lambda: tab.get(page)) <= 7
     assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 11
 
 
@@ -43,5 +46,19 @@ def test_a_war_round_costs_one_page_and_one_deal(tab):
     page = reverse("war_table", args=["casino-war"])
     deal = reverse("war_deal", args=["casino-war"])
     tab.get(page)
-    assert queries(lambda: tab.get(page)) <= 5
+    assert queries(lambda: tab.get(page)) <= 6  # the header's session net: one sum
     assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 11
+
+
+def test_loss_limits_cost_two_queries_per_check_whatever_the_periods(tab):
+    """A player with a daily, weekly and monthly loss limit: the limits in
+    force and the three periods' losses, one query each, at each check
+    (BET checks once in the round and once for the answer's slip)."""
+    player = User.objects.get(pk=tab.session["_auth_user_id"])
+    for period in ("day", "week", "month"):
+        play_safe.set_loss_limit(user=player, period=period, amount=90_000)
+    page = reverse("baccarat_table", args=["baccarat-classic"])
+    bet = reverse("baccarat_bet", args=["baccarat-classic"])
+    tab.get(page)
+    assert queries(lambda: tab.get(page)) <= 9
+    assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 15

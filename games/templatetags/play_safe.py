@@ -1,0 +1,35 @@
+"""``{% play_safe_header %}``: the header's time played and net result of
+the session, and the way to the play-safe page."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django import template
+
+from games.services import play_safe
+
+register = template.Library()
+
+
+@register.inclusion_tag("play_safe/header_bit.html", takes_context=True)
+def play_safe_header(context: template.Context) -> dict[str, Any]:
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {"show": False}
+    # The start the login wrote into the session: no profile read per page.
+    stored = getattr(request, "session", {}).get(play_safe.SESSION_STARTED)
+    try:
+        started = dt.datetime.fromisoformat(stored) if stored else None
+    except ValueError:
+        started = None
+    if started is None:
+        return {"show": False}
+    summary = play_safe.session_summary(user, started=started)
+    return {
+        "show": True,
+        "minutes": summary.played_minutes,
+        "net": summary.net,
+    }

@@ -314,7 +314,7 @@ def decide(
     """
     started = time.time()
     try:
-        rnd = _decide(user=user, round_id=round_id, decision=decision, now=now)
+        rnd = _decide(user=user, round_id=round_id, decision=decision, now=now, late=late)
     except GameError as refusal:
         metrics.refused(Game.WAR, refusal.code)
         raise
@@ -325,7 +325,9 @@ def decide(
 
 
 @transaction.atomic
-def _decide(*, user: User, round_id: int, decision: str, now: dt.datetime | None) -> Round:
+def _decide(
+    *, user: User, round_id: int, decision: str, now: dt.datetime | None, late: bool
+) -> Round:
     if decision not in DECISIONS:
         raise BetRefused(_("Choose WAR or SURRENDER."))
     now = now or timezone.now()

@@ -12,6 +12,7 @@ class CasinoConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported once the apps are ready: it imports the auth models.
-        from casino import sockets  # noqa: PLC0415
+        from casino import logs, sockets  # noqa: PLC0415
 
         sockets.connect()
+        logs.connect()

@@ -7,6 +7,7 @@ stops start-up with a message naming the variable.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -15,6 +16,8 @@ from cryptography.fernet import Fernet
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+
+from casino import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -465,9 +468,26 @@ for _key in CASINO_SEED_KEYS:
 # mail to ADMINS) never show a server seed or a sealed one: casino/reporting.py.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "casino.reporting.SeedSafeExceptionReporterFilter"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
-}
+# --- Logs -------------------------------------------------------------------
+# JSON lines on standard error (casino/logs.py), each with the request's id,
+# the user's id and the round's id, and no secret in any of them.
+# django-structlog's middleware names each request; it comes right after the
+# hash pool's fast 429, which must stay the first thing a request meets.
+INSTALLED_APPS.append("django_structlog")
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("casino.throttle.HashesBusyMiddleware") + 1,
+    "django_structlog.middlewares.RequestMiddleware",
+)
+LOG_LEVEL = os.environ.get("DJANGO_LOG_LEVEL", "INFO").strip().upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"DJANGO_LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL; got {LOG_LEVEL!r}"
+    )
+LOGGING = logs.logging_config(LOG_LEVEL)
+logs.configure_structlog()
+# One line a request, when it ends (its start only at DEBUG); the client's
+# address is the one the site counts (casino/logs.py), not a forwarded header
+# any client may write, and a request id sent by a client is not believed.
+DJANGO_STRUCTLOG_STATUS_START_LOG_LEVEL = logging.DEBUG
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = False

@@ -24,8 +24,10 @@ import datetime as dt
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+import structlog
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
@@ -307,6 +309,7 @@ def decide(
     Settled under the round's own version, whatever the table's paytable is
     now. A round that is already settled is refused and nothing moves.
     """
+    structlog.contextvars.bind_contextvars(user_id=user.pk, round_id=round_id)
     if decision not in DECISIONS:
         raise BetRefused(_("Choose WAR or SURRENDER."))
     now = now or timezone.now()
@@ -396,6 +399,7 @@ def decide(
         ]
     )
     _notify(user.pk, rnd.table.slug)
+    transaction.on_commit(partial(rounds.log_round, "round_decided", rnd))
     return rnd
 
 

@@ -165,6 +165,8 @@ def logging_config(level: str) -> dict[str, Any]:
             # ADMINS) give way to the JSON line: one format, one place.
             "django": {"handlers": ["console", "mail_admins"], "level": level, "propagate": False},
             "django.server": {"handlers": ["console"], "level": level, "propagate": False},
+            # Its start-up banner on every command; its failures and lock-outs stay.
+            "axes.apps": {"level": "WARNING"},
         },
     }
 

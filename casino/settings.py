@@ -491,3 +491,12 @@ logs.configure_structlog()
 DJANGO_STRUCTLOG_STATUS_START_LOG_LEVEL = logging.DEBUG
 DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False
 DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = False
+
+# --- Rotating the secret key -------------------------------------------------
+# DJANGO_SECRET_KEY_FALLBACKS: the previous secret keys, comma-separated, while
+# a new DJANGO_SECRET_KEY takes over (docs/runbook.md): sessions, password
+# reset links and the server seeds sealed with a key derived from an old one
+# (games/sealing.py) stay readable until they are renewed.
+SECRET_KEY_FALLBACKS = envlist("DJANGO_SECRET_KEY_FALLBACKS", [])
+if any(len(key) < 50 for key in SECRET_KEY_FALLBACKS):
+    raise ImproperlyConfigured("DJANGO_SECRET_KEY_FALLBACKS must list keys of 50+ characters")

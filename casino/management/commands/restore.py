@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +30,16 @@ class Command(BaseCommand):
             answer = input(f"Replace the database with {path}? Everything after it is lost. [y/N] ")
             if answer.strip().lower() not in ("y", "yes"):
                 raise CommandError("nothing restored")
+        started = time.perf_counter()
         try:
             manifest = restore(path)
         except BackupError as exc:
             raise CommandError(f"nothing restored: {exc}") from None
+        seconds = time.perf_counter() - started
         bad = ledger_mismatches()
         if bad:
             raise CommandError(f"restored, but {len(bad)} wallet(s) do not match their ledger")
         self.stdout.write(
             f"restored {path.name} (taken {manifest.taken_at}): {manifest.rounds} rounds, "
-            f"last round {manifest.last_round_id}; ledger ok"
+            f"last round {manifest.last_round_id}; ledger ok; restored in {seconds:.3f} s"
         )

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 
 import pytest
 import structlog
+from channels.db import database_sync_to_async
+from django.contrib.sessions.models import Session
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
@@ -24,6 +26,7 @@ from django.urls import reverse
 from games.models import Profile, Round
 from games.services.faults import inject_fault
 from games.services.rounds import Seeds
+from tests.games.consumers.conftest import baccarat_socket
 from tests.seeds import find_seed, first_cards_tied
 
 PASSWORD = "Gr33n-Felt-Lantern"
@@ -184,3 +187,29 @@ def test_a_careless_line_still_shows_no_secret(log_lines):
     assert entries[0]["event"] == "dealing from [redacted] for session [redacted]"
     assert "KeyError" in entries[1]["exception"] and entries[1]["event"] == "lookup failed"
     assert entries[2]["server_seed"] == "[redacted]" and entries[2]["note"] == "[redacted]"
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_sockets_lines_name_the_socket_and_its_player_never_its_session(
+    make_player, log_lines
+):
+    user = await database_sync_to_async(make_player)(chips=100)
+    communicator = await baccarat_socket(user)
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.disconnect()
+
+    entries = parsed(log_lines)
+    opened = next(e for e in entries if e["event"] == "socket_connected")
+    closed = next(e for e in entries if e["event"] == "socket_closed")
+    assert opened["user_id"] == closed["user_id"] == user.pk
+    assert opened["socket_id"] == closed["socket_id"]
+    assert opened["path"] == "/ws/baccarat/baccarat-classic/"
+    session_keys = await database_sync_to_async(
+        lambda: list(Session.objects.values_list("session_key", flat=True))
+    )()
+    assert session_keys  # the socket's browser had logged in
+    for entry in entries:
+        for text in texts(entry):
+            assert not any(key in text for key in session_keys), entry

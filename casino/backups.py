@@ -35,7 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, connections
+from django.db import DatabaseError, connection, connections
+
+from games.models import AuditEntry
 
 SQLITE_SUFFIX = ".sqlite3"
 PG_SUFFIX = ".pgdump"
@@ -221,12 +223,42 @@ def restore(path: Path) -> Manifest:
     engine = _engine()
     if manifest.engine != engine:
         raise BackupError(f"{path} is a {manifest.engine} backup; this site runs on {engine}")
+    before = _books_now(engine)
     connections.close_all()
     if engine == "sqlite":
         _restore_sqlite(path)
     else:
         _restore_postgres(path)
+    connections.close_all()
+    # A restore drops every round after its backup, payouts included: it
+    # leaves its trace in the audit log, where operators read it in words.
+    AuditEntry.objects.create(
+        actor=None,
+        action="database.restore",
+        object_type="database",
+        object_id=manifest.file[:40],
+        object_repr=manifest.file[:200],
+        before=before,
+        after={
+            "taken_at": manifest.taken_at,
+            "rounds": manifest.rounds,
+            "last_round_id": manifest.last_round_id,
+        },
+    )
     return manifest
+
+
+def _books_now(engine: str) -> dict[str, Any] | None:
+    """The rounds the database holds before a restore (None: it is lost)."""
+    if engine == "sqlite" and not Path(str(connection.settings_dict["NAME"])).exists():
+        return None  # connecting would make an empty file where the lost one was
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT COUNT(*), MAX(id) FROM games_round")
+            rounds, last = cursor.fetchone()
+    except DatabaseError:
+        return None
+    return {"rounds": rounds, "last_round_id": last}
 
 
 def _restore_sqlite(path: Path) -> None:

@@ -32,6 +32,7 @@ ACTION_LABELS = {
     "account.password_reset": gettext_lazy("Password reset"),
     "group.create": gettext_lazy("Role created"),
     "group.change": gettext_lazy("Role changed"),
+    "database.restore": gettext_lazy("Database restored"),
 }
 OBJECT_TYPE_LABELS = {
     "table": gettext_lazy("Table"),
@@ -39,6 +40,7 @@ OBJECT_TYPE_LABELS = {
     "player": gettext_lazy("Player account"),
     "account": gettext_lazy("Account"),
     "group": gettext_lazy("Role"),
+    "database": gettext_lazy("Database"),
 }
 
 
@@ -258,6 +260,21 @@ def role_lines(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> li
     return lines
 
 
+def database_lines(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> list[str]:
+    """A restore: when its backup was taken, and the rounds before and after
+    (before: unknown when the database was lost)."""
+    old = before or {}
+
+    def shown(value: Any) -> str | None:
+        return None if value is None else str(value)
+
+    return [
+        _line(_("backup taken at"), None, str(after.get("taken_at"))),
+        _line(_("rounds"), shown(old.get("rounds")), str(after.get("rounds"))),
+        _line(_("last round"), shown(old.get("last_round_id")), str(after.get("last_round_id"))),
+    ]
+
+
 def change_lines(entry: AuditEntry) -> list[str]:
     """The entry's changes, one short line each, amounts in chips."""
     before, after = entry.before, entry.after or {}
@@ -271,6 +288,8 @@ def change_lines(entry: AuditEntry) -> list[str]:
         return account_lines(before, after)
     if entry.object_type == "group":
         return role_lines(before, after)
+    if entry.object_type == "database":
+        return database_lines(before, after)
     # Anything else: each changed key, a value that was only set reads as itself.
     old = before or {}
     lines = []
@@ -295,5 +314,6 @@ def summary(entry: AuditEntry) -> str:
         "account.password_reset": _("%(who)s reset the password of %(object)s"),
         "group.create": _("%(who)s created the role %(object)s"),
         "group.change": _("%(who)s changed the role %(object)s"),
+        "database.restore": _("%(who)s restored the database from the backup %(object)s"),
     }.get(entry.action, _("%(who)s: %(action)s on %(object)s"))
     return what % {"who": who, "object": entry.object_repr, "action": entry.action}

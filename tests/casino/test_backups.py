@@ -18,7 +18,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from casino.backups import backup
-from games.models import Profile, Round, Table, Wallet
+from games.admin.audit_words import change_lines, summary
+from games.models import AuditEntry, Profile, Round, Table, Wallet
 from games.services import baccarat
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -51,13 +52,18 @@ def test_make_restore_brings_back_the_books_as_they_were(make_player, tmp_path):
     user = make_player(chips=1_000)
     kept = play(user, "kept")
     path, _ = backup(tmp_path)
-    play(user, "after the backup")
+    later = play(user, "after the backup")
     out = io.StringIO()
     call_command("restore", str(path), "--yes", stdout=out)
     assert "ledger ok" in out.getvalue()
     assert list(Round.objects.values_list("pk", flat=True)) == [kept.pk]
     assert Wallet.objects.get(user=user).balance == kept.balance_after
     call_command("audit_ledger", stdout=out)
+    # Rolling the books back (a payout erased with the rounds after the
+    # backup) leaves its trace for every operator to read, in words.
+    entry = AuditEntry.objects.get(action="database.restore")
+    assert summary(entry) == f"the system restored the database from the backup {path.name}"
+    assert change_lines(entry)[1:] == ["rounds 2 → 1", f"last round {later.pk} → {kept.pk}"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -9,6 +9,8 @@ reads as its value, never as "null → value".
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -268,8 +270,11 @@ def database_lines(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -
     def shown(value: Any) -> str | None:
         return None if value is None else str(value)
 
+    taken = str(after.get("taken_at"))
+    with contextlib.suppress(ValueError):
+        taken = f"{dt.datetime.fromisoformat(taken):%Y-%m-%d %H:%M:%S} UTC"
     return [
-        _line(_("backup taken at"), None, str(after.get("taken_at"))),
+        _line(_("backup taken at"), None, taken),
         _line(_("rounds"), shown(old.get("rounds")), str(after.get("rounds"))),
         _line(_("last round"), shown(old.get("last_round_id")), str(after.get("last_round_id"))),
     ]

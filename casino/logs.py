@@ -130,9 +130,10 @@ def configure_structlog() -> None:
     )
 
 
-def logging_config(level: str) -> dict[str, Any]:
-    """The LOGGING setting: JSON lines on standard error at ``level``."""
-    return {
+def logging_config(level: str, *, mail_admins: bool = True) -> dict[str, Any]:
+    """The LOGGING setting: JSON lines on standard error at ``level``
+    (``mail_admins``: and Django's mail to ADMINS, which needs the settings)."""
+    config: dict[str, Any] = {
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {
@@ -169,6 +170,10 @@ def logging_config(level: str) -> dict[str, Any]:
             "axes.apps": {"level": "WARNING"},
         },
     }
+    if not mail_admins:
+        del config["handlers"]["mail_admins"]
+        config["loggers"]["django"]["handlers"] = ["console"]
+    return config
 
 
 def bind_client_address(request: Any, **_kwargs: Any) -> None:

@@ -224,12 +224,12 @@ def restore(path: Path) -> Manifest:
     if manifest.engine != engine:
         raise BackupError(f"{path} is a {manifest.engine} backup; this site runs on {engine}")
     before = _books_now(engine)
-    connections.close_all()
+    _close_connections()
     if engine == "sqlite":
         _restore_sqlite(path)
     else:
         _restore_postgres(path)
-    connections.close_all()
+    _close_connections()
     # A restore drops every round after its backup, payouts included: it
     # leaves its trace in the audit log, where operators read it in words.
     AuditEntry.objects.create(
@@ -246,6 +246,14 @@ def restore(path: Path) -> Manifest:
         },
     )
     return manifest
+
+
+def _close_connections() -> None:
+    """This process's own connections, a pool's kept ones too (CASINO_DB_POOL)."""
+    for conn in connections.all():
+        conn.close()
+        if hasattr(conn, "close_pool"):
+            conn.close_pool()
 
 
 def _books_now(engine: str) -> dict[str, Any] | None:
@@ -301,8 +309,19 @@ def _restore_postgres(path: Path) -> None:
             ).fetchone()
             if not found:
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db["NAME"])))
+            # A server still using the database would wait on the restore's
+            # locks, or write into it half-way: the site must be stopped.
+            users = conn.execute(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                [db["NAME"]],
+            ).fetchone()[0]
     except psycopg.OperationalError as exc:
         raise BackupError(f"PostgreSQL does not answer: {exc}") from None
+    if users:
+        raise BackupError(
+            f"{users} connection(s) to {db['NAME']} are open: stop the site (and any "
+            "shell on it) before restoring"
+        )
     # One transaction: a restore that fails half-way leaves the database as it was.
     done = subprocess.run(  # noqa: S603
         [pg_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--no-privileges",

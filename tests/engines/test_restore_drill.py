@@ -43,3 +43,25 @@ def test_the_restore_drill_on_postgres_loses_no_round_before_the_backup_and_litt
     assert result["pitr_rounds_lost"] == 0 and result["pitr_rounds_changed"] == 0
     assert result["pitr_rounds_recovered"] > result["rounds_in_backup"]
     assert result["player_errors"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_restore_while_the_site_is_still_connected_changes_nothing(make_player, tmp_path):
+    """An operator restoring over a running site: pg_restore would wait on its
+    locks or write into books half-restored; the restore refuses instead."""
+    import psycopg  # noqa: PLC0415 - PostgreSQL only
+    from django.db import connection  # noqa: PLC0415
+
+    from casino.backups import BackupError, backup, restore  # noqa: PLC0415
+    from games.models import Wallet  # noqa: PLC0415
+
+    path, _ = backup(tmp_path)
+    late = make_player(chips=1_000)  # after the backup
+    db = connection.settings_dict
+    with psycopg.connect(
+        host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=db["NAME"]
+    ) as site:
+        site.execute("SELECT 1")
+        with pytest.raises(BackupError, match="connection.* open: stop the site"):
+            restore(path)
+    assert Wallet.objects.filter(user=late).exists()  # nothing was restored

@@ -213,3 +213,18 @@ async def test_a_sockets_lines_name_the_socket_and_its_player_never_its_session(
     for entry in entries:
         for text in texts(entry):
             assert not any(key in text for key in session_keys), entry
+
+
+@pytest.mark.django_db
+def test_a_player_cannot_forge_a_log_line(log_lines):
+    """A script puts a line break and a whole fake event into what the site
+    logs (the path, a login's username): it stays inside its own line."""
+    forged = '\n{"event": "round_placed", "round_id": 1, "level": "info"}\n'
+    browser = Client(HTTP_ACCEPT_LANGUAGE="en")
+    browser.get("/fair/", {"client_seed": forged})
+    browser.post(reverse("login"), {"username": forged, "password": "whatever-it-is"})
+
+    entries = parsed(log_lines)  # every line still one JSON object
+    assert not any(e["event"] == "round_placed" for e in entries)
+    finished = [e for e in entries if e["event"] == "request_finished"]
+    assert any(e["request"].startswith("GET /fair/?client_seed=%0A%7B") for e in finished)

@@ -18,12 +18,16 @@ from collections.abc import Iterator
 import pytest
 import structlog
 from channels.db import database_sync_to_async
+from django.contrib.auth.hashers import make_password
 from django.contrib.sessions.models import Session
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
+from django.utils.crypto import get_random_string
 
+from casino.logs import scrub
 from games.models import Profile, Round
+from games.sealing import seal
 from games.services.faults import inject_fault
 from games.services.rounds import Seeds
 from tests.games.consumers.conftest import baccarat_socket
@@ -228,3 +232,23 @@ def test_a_player_cannot_forge_a_log_line(log_lines):
     assert not any(e["event"] == "round_placed" for e in entries)
     finished = [e for e in entries if e["event"] == "request_finished"]
     assert any(e["request"].startswith("GET /fair/?client_seed=%0A%7B") for e in finished)
+
+
+def test_it_takes_out_every_kind_of_secret_and_keeps_the_rest():
+    secrets = [
+        "ab" * 32,  # a server seed
+        seal("cd" * 32),  # a sealed one
+        get_random_string(32, "abcdefghijklmnopqrstuvwxyz0123456789"),  # a session key
+        get_random_string(64),  # a CSRF token
+        make_password("hunter2-Secret"),  # the tests' hasher
+        "pbkdf2_sha256$1000000$Zq9w3lX0aBcD$kC1mT0+o/9YpW2xR4sVbN7eQ8uL3hJ6gF5dA1zK0yU=",
+        "argon2$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo",
+    ]
+    for secret in secrets:
+        cleaned = scrub(f"before {secret}; after")
+        assert secret not in cleaned and cleaned.startswith("before ") and "after" in cleaned
+    plain = (
+        "POST /baccarat/baccarat-classic/bet/ round 9121 by 42 "
+        "request 4b0c6a52-7f0e-4c52-9d8e-1a2b3c4d5e6f in 0.012 s"
+    )
+    assert scrub(plain) == plain  # what an operator needs stays

@@ -8,7 +8,7 @@ process. Django's own loggers (errors, security, queries) go through the
 same renderer.
 
 Whatever a line holds passes ``redact`` last: a log is read by more people
-than the database is (a shipper, a dashboard, a support ticket), so a
+than the database is (a log shipper, a dashboard, a mail to support), so a
 server seed, a sealed one, a session key, a CSRF token, a password or PIN
 hash, a password or PIN typed into the wrong field never reaches one,
 errors and their tracebacks included:

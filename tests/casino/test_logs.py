@@ -1,8 +1,8 @@
 """The logs: one JSON object a line, naming the request, the user and the
 round, and never holding a secret.
 
-The attacks: whoever reads the logs (a log shipper, a dashboard, a support
-ticket a line was pasted into) learning a player's next server seed, a
+The attacks: whoever reads the logs (a log shipper, a dashboard, a mail to
+support a line was pasted into) learning a player's next server seed, a
 sealed seed, their session key (and so their session), their password or
 PIN or a hash of either; with every query logged at DEBUG, and when a round
 fails half-way with a traceback.

@@ -222,6 +222,9 @@ def main() -> None:
         pg = Postgres(folder / "pg-server", args.pg_port, args.archive_timeout)
         pg.pitr("init")  # initdb, archiving on, start, the stanza, the casino database
         env["DATABASE_URL"] = pg.url
+    # The drill's own database only, never one named in the caller's environment.
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        os.environ.pop(name, None)
     os.environ.update(env)
     result: dict = {"database": args.database, "players": args.players}
     try:

@@ -164,3 +164,25 @@ format: $(VENV)/.dev
 
 clean:
 	rm -rf db staticfiles
+
+# --- Backups (casino/backups.py, docs/runbook.md) ---------------------------
+# `make backup` takes a consistent backup while players play (SQLite: the
+# online backup API; PostgreSQL: pg_dump) into CASINO_BACKUP_DIR (default
+# backups/) and prints its path alone: BACKUP=$$(make -s backup).
+# `make restore BACKUP=path` checks it against its manifest and replaces the
+# database with it (stop the site first), then checks the ledger. Point in
+# time recovery on PostgreSQL: ops/pitr.sh (pgBackRest, WAL archiving).
+.PHONY: backup restore drill
+backup: $(VENV)/.runtime
+	@$(BIN)/python manage.py backup
+
+restore: $(VENV)/.runtime
+	@[ -n "$(BACKUP)" ] || { echo "usage: make restore BACKUP=path/to/casino-....sqlite3|.pgdump" >&2; exit 2; }
+	$(BIN)/python manage.py restore --yes "$(BACKUP)"
+
+# The restore drill (bench/drill.py) on both engines; PostgreSQL's on its own port.
+DRILL_PG_PORT ?= 30432
+drill: $(VENV)/.runtime
+	ops/services.sh install
+	$(BIN)/python bench/drill.py --database sqlite
+	$(BIN)/python bench/drill.py --database postgres --pg-port $(DRILL_PG_PORT)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from casino import logs
+
 wsgi_app = "casino.wsgi:application"
 workers = int(os.environ.get("HTTP_WORKERS", "2"))
 worker_class = "sync"
@@ -51,3 +53,19 @@ def child_exit(server, worker) -> None:
         from prometheus_client import multiprocess  # noqa: PLC0415  (only in the cluster)
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+# gunicorn's own lines (workers booting, a worker timed out or killed) as
+# JSON lines through the site's pipeline (casino/logs.py), like the
+# application's; Django's settings are not loaded yet in the master, so
+# without the mail to ADMINS here (each worker's Django adds it back).
+_level = os.environ.get("DJANGO_LOG_LEVEL", "INFO").strip().upper() or "INFO"
+logconfig_dict = logs.logging_config(_level, mail_admins=False)
+logconfig_dict["loggers"].update(
+    {
+        "gunicorn.error": {"handlers": ["console"], "level": _level, "propagate": False},
+        # A configured logger turns gunicorn's access lines on; the site's own
+        # line per request (django-structlog's) says more, so they stay off.
+        "gunicorn.access": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+    }
+)

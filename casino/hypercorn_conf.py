@@ -22,6 +22,8 @@ One worker: ``make run``'s channel layer and cache live in its memory.
 
 from __future__ import annotations
 
+import logging
+
 from casino.settings import CASINO_MAX_BODY_BYTES
 
 workers = 1
@@ -31,4 +33,8 @@ max_app_queue_size = 10
 # The browser sends small JSON messages (a peel, a decision); nothing near this.
 websocket_max_message_size = CASINO_MAX_BODY_BYTES
 # A line per request on the terminal, as daphne printed.
-accesslog = "-"
+# Its access and error lines go through the site's own log pipeline
+# (casino/logs.py: JSON lines, secrets taken out, a path's seed included)
+# instead of plain-text handlers of its own beside it.
+accesslog = logging.getLogger("hypercorn.access")
+errorlog = logging.getLogger("hypercorn.error")

@@ -7,6 +7,7 @@ stops start-up with a message naming the variable.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -15,6 +16,8 @@ from cryptography.fernet import Fernet
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+
+from casino import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -482,9 +485,35 @@ if CASINO_METRICS_TOKEN and len(CASINO_METRICS_TOKEN) < 32:
 # The load balancer and Prometheus ask on plain http inside the network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
-}
+# --- Logs -------------------------------------------------------------------
+# JSON lines on standard error (casino/logs.py), each with the request's id,
+# the user's id and the round's id, and no secret in any of them.
+# django-structlog's middleware names each request; it comes right after the
+# hash pool's fast 429, which must stay the first thing a request meets.
+INSTALLED_APPS.append("django_structlog")
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("casino.throttle.HashesBusyMiddleware") + 1,
+    "django_structlog.middlewares.RequestMiddleware",
+)
+LOG_LEVEL = os.environ.get("DJANGO_LOG_LEVEL", "INFO").strip().upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"DJANGO_LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL; got {LOG_LEVEL!r}"
+    )
+LOGGING = logs.logging_config(LOG_LEVEL)
+logs.configure_structlog()
+# One line a request, when it ends (its start only at DEBUG); the client's
+# address is the one the site counts (casino/logs.py), not a forwarded header
+# any client may write, and a request id sent by a client is not believed.
+DJANGO_STRUCTLOG_STATUS_START_LOG_LEVEL = logging.DEBUG
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = False
+
+# --- Rotating the secret key -------------------------------------------------
+# DJANGO_SECRET_KEY_FALLBACKS: the previous secret keys, comma-separated, while
+# a new DJANGO_SECRET_KEY takes over (docs/runbook.md): sessions, password
+# reset links and the server seeds sealed with a key derived from an old one
+# (games/sealing.py) stay readable until they are renewed.
+SECRET_KEY_FALLBACKS = envlist("DJANGO_SECRET_KEY_FALLBACKS", [])
+if any(len(key) < 50 for key in SECRET_KEY_FALLBACKS):
+    raise ImproperlyConfigured("DJANGO_SECRET_KEY_FALLBACKS must list keys of 50+ characters")

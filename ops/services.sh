@@ -17,6 +17,8 @@ install() {
   local need=()
   [ -n "$(pg_bin)" ] || need+=(postgresql)
   command -v redis-server >/dev/null || need+=(redis-server)
+  # Point-in-time recovery (ops/pitr.sh) and its restore drill.
+  command -v pgbackrest >/dev/null || need+=(pgbackrest)
   if ((${#need[@]})); then
     if [ "$(id -u)" != 0 ]; then echo "need root to install: ${need[*]}" >&2; exit 1; fi
     apt-get update -q

@@ -9,6 +9,8 @@ reads as its value, never as "null → value".
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -37,6 +39,7 @@ ACTION_LABELS = {
     "play_safe.exclusion": gettext_lazy("Self-exclusion taken by the player"),
     "play_safe.reality_check": gettext_lazy("Reality check set by the player"),
     "play_safe.time_zone": gettext_lazy("Time zone set by the player"),
+    "database.restore": gettext_lazy("Database restored"),
 }
 OBJECT_TYPE_LABELS = {
     "table": gettext_lazy("Table"),
@@ -45,6 +48,7 @@ OBJECT_TYPE_LABELS = {
     "account": gettext_lazy("Account"),
     "group": gettext_lazy("Role"),
     "play_safe": gettext_lazy("Player's own controls"),
+    "database": gettext_lazy("Database"),
 }
 
 
@@ -264,6 +268,24 @@ def role_lines(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> li
     return lines
 
 
+def database_lines(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> list[str]:
+    """A restore: when its backup was taken, and the rounds before and after
+    (before: unknown when the database was lost)."""
+    old = before or {}
+
+    def shown(value: Any) -> str | None:
+        return None if value is None else str(value)
+
+    taken = str(after.get("taken_at"))
+    with contextlib.suppress(ValueError):
+        taken = f"{dt.datetime.fromisoformat(taken):%Y-%m-%d %H:%M:%S} UTC"
+    return [
+        _line(_("backup taken at"), None, taken),
+        _line(_("rounds"), shown(old.get("rounds")), str(after.get("rounds"))),
+        _line(_("last round"), shown(old.get("last_round_id")), str(after.get("last_round_id"))),
+    ]
+
+
 def change_lines(entry: AuditEntry) -> list[str]:
     """The entry's changes, one short line each, amounts in chips."""
     before, after = entry.before, entry.after or {}
@@ -277,6 +299,8 @@ def change_lines(entry: AuditEntry) -> list[str]:
         return account_lines(before, after)
     if entry.object_type == "group":
         return role_lines(before, after)
+    if entry.object_type == "database":
+        return database_lines(before, after)
     # Anything else: each changed key, a value that was only set reads as itself.
     old = before or {}
     lines = []
@@ -301,5 +325,6 @@ def summary(entry: AuditEntry) -> str:
         "account.password_reset": _("%(who)s reset the password of %(object)s"),
         "group.create": _("%(who)s created the role %(object)s"),
         "group.change": _("%(who)s changed the role %(object)s"),
+        "database.restore": _("%(who)s restored the database from the backup %(object)s"),
     }.get(entry.action, _("%(who)s: %(action)s on %(object)s"))
     return what % {"who": who, "object": entry.object_repr, "action": entry.action}

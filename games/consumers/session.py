@@ -22,9 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import uuid
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+import structlog
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
     from asgiref.typing import WebSocketConnectEvent, WebSocketDisconnectEvent
 
 SESSION_END_CLOSE_CODE = 4001
+
+log = structlog.stdlib.get_logger(__name__)
 
 
 @database_sync_to_async
@@ -64,7 +68,12 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
     async def websocket_connect(self, message: WebSocketConnectEvent) -> None:
         user = self.scope.get("user")
         key = getattr(self.scope.get("session"), "session_key", None)
-        if user is not None and user.is_authenticated and key:
+        user_id = user.pk if user is not None and user.is_authenticated else None
+        # The socket's own task: every line it logs names it and its player
+        # (as django-structlog names an HTTP request).
+        structlog.contextvars.bind_contextvars(socket_id=str(uuid.uuid4()), user_id=user_id)
+        log.info("socket_connected", path=self.scope.get("path"))
+        if user is not None and user_id is not None and key:
             self.session_key = key
             self.groups = [*self.groups, session_group(key), user_group(user.pk)]
         await super().websocket_connect(message)
@@ -86,6 +95,7 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         if self.counted:
             self.counted = False
             metrics.OPEN_SOCKETS.labels(self.metrics_game).dec()
+        log.info("socket_closed", code=message.get("code"))
         await super().websocket_disconnect(message)
 
     async def send(  # type: ignore[override]  # the websocket consumer's own signature

@@ -17,8 +17,10 @@ import datetime as dt
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
+import structlog
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -40,6 +42,8 @@ from games.services.tables import snapshot_version
 from games.services.wallet import Posting, new_server_seed_hex, post
 
 SLIP_KEY_MAX = 64
+
+log = structlog.stdlib.get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -501,6 +505,10 @@ def place_round(
     """Play one round of ``dealer``'s game; idempotent per ``slip_key``."""
     started = time.time()
     slip_key = (slip_key or "").strip()
+    # Every log line from here on names the player, and the round once it has
+    # an id (a failure after the INSERT names the round it rolled back).
+    structlog.contextvars.bind_contextvars(user_id=user.pk)
+    structlog.contextvars.unbind_contextvars("round_id")
     try:
         if not slip_key or len(slip_key) > SLIP_KEY_MAX:
             raise BetRefused(dealer.stale_slip, code="slip")
@@ -598,6 +606,7 @@ def _place(
     # The whole round is decided before it is stored: one INSERT, then the
     # ledger rows that point at it.
     rnd.save(force_insert=True)
+    structlog.contextvars.bind_contextvars(round_id=rnd.pk)
     posted = post(wallet_id=wallet.pk, postings=dealt.postings, round=rnd)
     maybe_fail(f"{dealer.game}.after_debit")
     if posted != expected:  # impossible while the wallet is locked; never store a lie
@@ -605,4 +614,19 @@ def _place(
     # bet_at: the socket that shows the result counts BET-to-result from it.
     for group, event in dealer.pushes(rnd):
         push(group, {**event, "bet_at": started})
+    transaction.on_commit(partial(log_round, "round_placed", rnd))
     return Placed(rnd, posted, profile)
+
+
+def log_round(event: str, rnd: Round) -> None:
+    """One line for a round once it is committed: what was staked and
+    returned, never its seed or its cards."""
+    log.info(
+        event,
+        round_id=rnd.pk,
+        game=rnd.game,
+        table=rnd.table.slug,
+        status=rnd.status,
+        total_bet=rnd.total_bet,
+        total_return=rnd.total_return,
+    )

@@ -25,8 +25,10 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+import structlog
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
@@ -312,6 +314,7 @@ def decide(
     Settled under the round's own version, whatever the table's paytable is
     now. A round that is already settled is refused and nothing moves.
     """
+    structlog.contextvars.bind_contextvars(user_id=user.pk, round_id=round_id)
     started = time.time()
     try:
         rnd = _decide(user=user, round_id=round_id, decision=decision, now=now, late=late)
@@ -417,6 +420,7 @@ def _decide(
         ]
     )
     _notify(user.pk, rnd.table.slug)
+    transaction.on_commit(partial(rounds.log_round, "round_decided", rnd))
     return rnd
 
 

@@ -31,9 +31,26 @@ messages: $(VENV)/.runtime
 	@command -v msgfmt >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -q gettext >/dev/null; }
 	$(BIN)/python manage.py compilemessages --ignore=.venv -v 0
 
+# make run serves production settings on loopback http: debug off (no
+# traceback or URL list for a visitor; staff give a second factor), a secret
+# key of its own (db/secret_key, made once), cookies over plain http. Behind
+# TLS, set DJANGO_SECURE_SSL_REDIRECT=1 and DJANGO_SECURE_COOKIES=1 (and
+# DJANGO_HSTS_SECONDS). `make run DEBUG=1` for development. Variables already
+# in the environment win.
+DEBUG ?= 0
+run setup admin: export DJANGO_DEBUG ?= $(DEBUG)
+run setup admin: export DJANGO_SECURE_SSL_REDIRECT ?= 0
+run setup admin: export DJANGO_SECURE_COOKIES ?= 0
+run setup admin: export DJANGO_HSTS_SECONDS ?= 0
+
+# Made before anything loads the settings with debug off (it reads the
+# development key that sealed any seeds already stored).
+db/secret_key: | $(VENV)/.runtime
+	DJANGO_DEBUG=1 $(BIN)/python manage.py make_secret_key
+
 # collectstatic: with DJANGO_DEBUG=0 the pages name the static files by
 # their hashed names, which whitenoise serves from STATIC_ROOT.
-setup: $(VENV)/.runtime messages
+setup: $(VENV)/.runtime db/secret_key messages
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py setup_casino
 	$(BIN)/python manage.py repair_rounds --refund

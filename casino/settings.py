@@ -67,12 +67,20 @@ DEBUG = envbool("DJANGO_DEBUG", True)
 # credential posts, plain static storage) apply; see CASINO_CREDENTIAL_POSTS.
 TESTING = envbool("CASINO_TESTING", "pytest" in sys.modules)
 
-# Debug mode only: production refuses to start without DJANGO_SECRET_KEY.
+# DJANGO_SECRET_KEY, else the key `make setup` keeps in db/secret_key
+# (DJANGO_SECRET_KEY_FILE; made once by `manage.py make_secret_key`), else,
+# in debug mode only, a development key: production refuses to start without one.
 _DEV_SECRET = "dev-only-insecure-secret-key-do-not-use-in-production-0123456789"  # noqa: S105
+SECRET_KEY_FILE = Path(os.environ.get("DJANGO_SECRET_KEY_FILE") or BASE_DIR / "db" / "secret_key")
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY and SECRET_KEY_FILE.is_file():
+    SECRET_KEY = SECRET_KEY_FILE.read_text(encoding="ascii").strip()
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off "
+            f"(or a key kept in {SECRET_KEY_FILE}: manage.py make_secret_key)"
+        )
     SECRET_KEY = _DEV_SECRET
 elif len(SECRET_KEY) < 50:
     raise ImproperlyConfigured("DJANGO_SECRET_KEY must be at least 50 characters long")

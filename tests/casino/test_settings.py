@@ -33,7 +33,11 @@ def test_it_rejects_a_malformed_debug_value():
 
 
 def test_it_needs_a_secret_key_when_debug_is_off():
-    result = run_django("import django; django.setup()", DJANGO_DEBUG="0")
+    result = run_django(
+        "import django; django.setup()",
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY_FILE="/nonexistent/secret_key",  # not a checkout's db/secret_key
+    )
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr
 

@@ -250,3 +250,42 @@ def test_the_history_export_leaves_an_open_rounds_seed_out(make_player):
     assert rnd.server_seed_hash in body
     assert rnd.server_seed not in body
     assert json.dumps(rnd.server_seed) not in body
+
+
+def test_make_run_gets_a_secret_key_of_its_own_and_keeps_the_seeds_sealed_before_it(
+    make_player, settings, tmp_path
+):
+    """make run serves with debug off on a key made once in db/secret_key; a
+    site served before that file existed had its seeds sealed under the
+    development key, and keeps every one of them."""
+    settings.CASINO_SEED_KEYS = []
+    user = make_player(chips=1_000)
+    rnd = baccarat.place_bet(
+        user=user, table=Table.objects.get(slug="baccarat-classic"), bets={"tie": 1_000},
+        slip_key="k1",
+    )  # fmt: skip
+    seeds = (Profile.objects.get(user=user).next_server_seed, rnd.server_seed)
+    settings.SECRET_KEY_FILE = tmp_path / "db" / "secret_key"
+
+    call_command("make_secret_key", stdout=io.StringIO())
+
+    key = settings.SECRET_KEY_FILE.read_text().strip()
+    assert len(key) >= 50 and key != settings.SECRET_KEY
+    assert settings.SECRET_KEY_FILE.stat().st_mode & 0o077 == 0  # this user's only
+    settings.SECRET_KEY = key
+    assert Profile.objects.get(user=user).next_server_seed == seeds[0]
+    assert Round.objects.get(pk=rnd.pk).server_seed == seeds[1]
+
+    call_command("make_secret_key", stdout=io.StringIO())  # once: never replaced
+    assert settings.SECRET_KEY_FILE.read_text().strip() == key
+
+
+def test_debug_off_starts_on_the_kept_key_and_not_without_one(tmp_path):
+    kept = tmp_path / "secret_key"
+    code = "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY)"
+    missing = run_django(code, DJANGO_DEBUG="0", DJANGO_SECRET_KEY_FILE=str(kept))
+    assert missing.returncode != 0 and "DJANGO_SECRET_KEY" in missing.stderr
+    kept.write_text("s" * 60 + "\n")
+    started = run_django(code, DJANGO_DEBUG="0", DJANGO_SECRET_KEY_FILE=str(kept))
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.strip() == "s" * 60

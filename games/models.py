@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games.display import UNITS_PER_CHIP as UNITS_PER_CHIP  # re-exported
@@ -104,6 +105,13 @@ class Table(models.Model):
 
     game = models.CharField(_("game"), max_length=16, choices=Game.choices)
     name = models.CharField(_("name"), max_length=80)
+    # The name Japanese pages show; blank: they show ``name``.
+    name_ja = models.CharField(
+        _("Japanese name"),
+        max_length=80,
+        blank=True,
+        help_text=_("Shown on Japanese pages; left blank, they show the name above."),
+    )
     slug = models.SlugField(_("slug"), unique=True)
     enabled = models.BooleanField(_("open"), default=True)
     position = models.PositiveSmallIntegerField(_("lobby position"), default=0)
@@ -119,7 +127,12 @@ class Table(models.Model):
     squeeze_threshold = models.BigIntegerField(_("squeeze threshold (units)"), default=0)
     decision_timeout = models.PositiveIntegerField(_("war decision timeout (seconds)"), default=30)
     current_version = models.ForeignKey(
-        "TableVersion", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "TableVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("current version"),
     )
 
     class Meta:
@@ -137,6 +150,13 @@ class Table(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse(f"{self.game}_table", args=[self.slug])
+
+    @property
+    def local_name(self) -> str:
+        """The name in the language of the page being drawn."""
+        if self.name_ja and (get_language() or "").startswith("ja"):
+            return self.name_ja
+        return self.name
 
 
 class TableVersion(models.Model):

@@ -68,6 +68,7 @@ class LimitColumns:
 class TableAdmin(LimitColumns, admin.ModelAdmin):
     list_display = (
         "name",
+        "name_ja",
         "game",
         "decks",
         "enabled",
@@ -119,7 +120,15 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
             if obj is not None
             else self.has_add_permission(request)
         )
-        table_fields: tuple[Any, ...] = ("name", "slug", "game", "enabled", "position", "decks")
+        table_fields: tuple[Any, ...] = (
+            "name",
+            "name_ja",
+            "slug",
+            "game",
+            "enabled",
+            "position",
+            "decks",
+        )
         if not can_edit:
             # View-only staff: the same information, shown rather than edited.
             rules: tuple[str, ...] = ("chips_display", "max_bet_chips", "limits_display")
@@ -156,7 +165,9 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
         if preset is None:
             game = self._game(request, None)
             preset = next(p for p in TABLE_PRESETS.values() if p["game"] == game)
-        fields = {k: v for k, v in preset.items() if k not in ("name", "slug", "position")}
+        fields = {
+            k: v for k, v in preset.items() if k not in ("name", "name_ja", "slug", "position")
+        }
         initial.update(initial_from_table(Table(**fields)))
         return initial
 

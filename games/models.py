@@ -146,7 +146,7 @@ class Table(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.name
+        return self.local_name
 
     def get_absolute_url(self) -> str:
         return reverse(f"{self.game}_table", args=[self.slug])

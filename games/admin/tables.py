@@ -71,7 +71,7 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
         "name_ja",
         "game",
         "decks",
-        "enabled",
+        "open_state",
         "max_bet_chips",
         "pays_summary",
         "current_version",
@@ -87,6 +87,11 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         # Rounds point at tables and their versions: close a table instead.
         return False
+
+    # In words: the admin's boolean icon carries an English alt text.
+    @admin.display(description=_("open"), ordering="enabled")
+    def open_state(self, obj: Table) -> str:
+        return gettext("open") if obj.enabled else gettext("closed")
 
     def get_urls(self):
         wrap = self.admin_site.admin_view

@@ -60,7 +60,7 @@ def save_table(*, table: Table, actor: User | None, before: dict[str, Any] | Non
             action="table.create" if before is None else "table.change",
             object_type="table",
             object_id=str(table.pk),
-            object_repr=str(table)[:200],
+            object_repr=table.name[:200],
             before=before,
             after=after,
         )

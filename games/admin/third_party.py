@@ -7,6 +7,8 @@ catalogue, which Django reads before the apps' own."""
 from __future__ import annotations
 
 from django.apps import apps
+from django.contrib import admin
+from django.db.models import Field
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -20,6 +22,24 @@ AXES_WORDS = (
     gettext_noop("access logs"),
     gettext_noop("access attempt expiration"),
     gettext_noop("access attempt expirations"),
+    gettext_noop("Access Attempt"),
+    gettext_noop("Access lock out"),
+    gettext_noop("Attempt Time"),
+    gettext_noop("Expires At"),
+    gettext_noop("Failed Logins"),
+    gettext_noop("GET Data"),
+    gettext_noop("HTTP Accept"),
+    gettext_noop("IP Address"),
+    gettext_noop("Logout Time"),
+    gettext_noop("POST Data"),
+    gettext_noop("Path"),
+    gettext_noop("Session key hash (sha256)"),
+    gettext_noop("The time when access attempt expires and is no longer valid."),
+    gettext_noop("User Agent"),
+    gettext_noop("Username"),
+    gettext_noop("Locked Out"),
+    gettext_noop("Not set"),
+    gettext_noop("Attempt Remaining"),
 )
 
 
@@ -29,3 +49,17 @@ def name_the_apps() -> None:
     # Django's Options keeps these as plain attributes; a lazy string follows the page's language.
     TOTPDevice._meta.verbose_name = _("authenticator app")
     TOTPDevice._meta.verbose_name_plural = _("authenticator apps")
+    for name, label in (
+        ("user", _("staff member")),
+        ("name", _("name")),
+        ("confirmed", _("confirmed")),
+        ("created_at", _("added")),
+        ("last_used_at", _("last used")),
+    ):
+        field = TOTPDevice._meta.get_field(name)
+        if isinstance(field, Field):  # always: these are concrete fields
+            field.verbose_name = label
+    devices = admin.site._registry.get(TOTPDevice)
+    if devices is not None:
+        # Set on the one registered instance, for every request it serves.
+        devices.search_help_text = _("Search by the staff member's username.")  # type: ignore[misc]

@@ -1,7 +1,8 @@
 """``{% card code %}``: a playing card drawn by templates/games/card.html from
 its code ("TH", "10H"), for pages that hold codes (history, the round page,
-the replay). ``mini=True`` draws the small card of a list; ``testid`` names it
-for tests. A code that is no card draws nothing."""
+the replay). ``mini=True`` draws the small card of a list; ``dealt=True`` one
+that slides in from the shoe as it is put on the page; ``testid`` names it for
+tests. A code that is no card draws nothing."""
 
 from __future__ import annotations
 
@@ -56,9 +57,11 @@ def card_view(code: str) -> dict[str, Any] | None:
 
 
 @register.simple_tag
-def card(code: str, *, mini: bool = False, testid: str = "") -> SafeString:
+def card(code: str, *, mini: bool = False, dealt: bool = False, testid: str = "") -> SafeString:
     view = card_view(code)
     if view is None:
         return SafeString("")
+    if dealt:
+        view["deal_delay"] = "0.00"
     # The template engine escapes what it renders: its output is safe.
     return render_to_string("games/card.html#card", {"card": view, "mini": mini, "testid": testid})

@@ -11,9 +11,7 @@
     const source = document.getElementById("replay-cards");
     const drawn = source ? source.content.children[index] : null;
     if (!drawn) return null;
-    const el = drawn.cloneNode(true);
-    el.classList.add("dealt");
-    return el;
+    return drawn.cloneNode(true); // drawn "dealt": it slides in as it is added
   }
 
   function setup(root, data) {

@@ -35,9 +35,11 @@ def player_with_court_cards(orm):
         bets={"player": 1_000},
         client_seed="court",
         # A win with a third card and a court card among the first four.
-        wanted=lambda coup: len(coup.player) == 3
-        and coup.winner != "tie"
-        and any(c.rank in "JQK" for c in (*coup.player[:2], *coup.banker[:2])),
+        wanted=lambda coup: (
+            len(coup.player) == 3
+            and coup.winner != "tie"
+            and any(c.rank in "JQK" for c in (*coup.player[:2], *coup.banker[:2]))
+        ),
         settled_at=timezone.now() - dt.timedelta(hours=1),
     )
     return player, rnd

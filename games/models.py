@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games.display import UNITS_PER_CHIP as UNITS_PER_CHIP  # re-exported
@@ -24,11 +25,14 @@ class Game(models.TextChoices):
 
 class Wallet(models.Model):
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="wallet"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="wallet",
+        verbose_name=_("player"),
     )
     balance = models.BigIntegerField(_("balance (units)"), default=0)
     last_topup_on = models.DateField(_("last daily top-up"), null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         verbose_name = _("wallet")
@@ -54,14 +58,21 @@ class LedgerEntry(models.Model):
         REFUND = "refund", _("Refund")
         ADJUSTMENT = "adjustment", _("Adjustment")
 
-    wallet = models.ForeignKey(Wallet, on_delete=models.PROTECT, related_name="entries")
+    wallet = models.ForeignKey(
+        Wallet, on_delete=models.PROTECT, related_name="entries", verbose_name=_("wallet")
+    )
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     amount = models.BigIntegerField(
         _("amount (units)"), help_text=_("Signed: debits are negative.")
     )
     balance_after = models.BigIntegerField(_("balance after (units)"))
     round = models.ForeignKey(
-        "Round", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_entries"
+        "Round",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ledger_entries",
+        verbose_name=_("round"),
     )
     reason = models.CharField(_("reason"), max_length=255, blank=True)
     actor = models.ForeignKey(
@@ -70,6 +81,7 @@ class LedgerEntry(models.Model):
         null=True,
         blank=True,
         related_name="+",
+        verbose_name=_("made by"),
         help_text=_("Who made the change: the operator for adjustments."),
     )
     created_at = models.DateTimeField(_("time"), auto_now_add=True)
@@ -104,6 +116,13 @@ class Table(models.Model):
 
     game = models.CharField(_("game"), max_length=16, choices=Game.choices)
     name = models.CharField(_("name"), max_length=80)
+    # The name Japanese pages show; blank: they show ``name``.
+    name_ja = models.CharField(
+        _("Japanese name"),
+        max_length=80,
+        blank=True,
+        help_text=_("Shown on Japanese pages; left blank, they show the name above."),
+    )
     slug = models.SlugField(_("slug"), unique=True)
     enabled = models.BooleanField(_("open"), default=True)
     position = models.PositiveSmallIntegerField(_("lobby position"), default=0)
@@ -119,7 +138,12 @@ class Table(models.Model):
     squeeze_threshold = models.BigIntegerField(_("squeeze threshold (units)"), default=0)
     decision_timeout = models.PositiveIntegerField(_("war decision timeout (seconds)"), default=30)
     current_version = models.ForeignKey(
-        "TableVersion", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "TableVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("current version"),
     )
 
     class Meta:
@@ -133,16 +157,25 @@ class Table(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.name
+        return self.local_name
 
     def get_absolute_url(self) -> str:
         return reverse(f"{self.game}_table", args=[self.slug])
+
+    @property
+    def local_name(self) -> str:
+        """The name in the language of the page being drawn."""
+        if self.name_ja and (get_language() or "").startswith("ja"):
+            return self.name_ja
+        return self.name
 
 
 class TableVersion(models.Model):
     """An immutable snapshot of a table's paytable and limits."""
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="versions")
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="versions", verbose_name=_("table")
+    )
     number = models.PositiveIntegerField(_("version"))
     decks = models.PositiveSmallIntegerField(_("decks"))
     pays = models.JSONField(_("paytable"))
@@ -152,7 +185,12 @@ class TableVersion(models.Model):
     decision_timeout = models.PositiveIntegerField(_("decision timeout"), default=30)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("by"),
     )
 
     class Meta:
@@ -179,10 +217,20 @@ class Round(models.Model):
         PUSH = "push", _("Push")
 
     player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rounds"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="rounds",
+        verbose_name=_("player"),
     )
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
-    version = models.ForeignKey(TableVersion, on_delete=models.PROTECT, related_name="rounds")
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="rounds", verbose_name=_("table")
+    )
+    version = models.ForeignKey(
+        TableVersion,
+        on_delete=models.PROTECT,
+        related_name="rounds",
+        verbose_name=_("paytable version"),
+    )
     game = models.CharField(_("game"), max_length=16, choices=Game.choices)
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.SETTLED
@@ -208,12 +256,12 @@ class Round(models.Model):
     cards = models.JSONField(_("cards in deal order"), default=list)
     detail = models.JSONField(_("game detail"), default=dict)
     winner = models.CharField(_("winner"), max_length=16, blank=True)
-    player_pair = models.BooleanField(default=False)
-    banker_pair = models.BooleanField(default=False)
+    player_pair = models.BooleanField(_("PLAYER PAIR"), default=False)
+    banker_pair = models.BooleanField(_("BANKER PAIR"), default=False)
 
     created_at = models.DateTimeField(_("time"), auto_now_add=True, db_index=True)
     settled_at = models.DateTimeField(_("settled"), null=True, blank=True)
-    decision_deadline = models.DateTimeField(null=True, blank=True)
+    decision_deadline = models.DateTimeField(_("decision deadline"), null=True, blank=True)
     void_reason = models.CharField(_("void reason"), max_length=255, blank=True)
 
     class Meta:
@@ -243,12 +291,15 @@ class Profile(models.Model):
     """A player's provably-fair state, settings and personal limit."""
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="profile",
+        verbose_name=_("player"),
     )
     client_seed = models.CharField(_("client seed"), max_length=64)
     # Sealed at rest: it decides the player's next cards (games/sealing.py).
     next_server_seed = SealedSeedField()
-    nonce = models.PositiveBigIntegerField(default=0)
+    nonce = models.PositiveBigIntegerField(_("nonce"), default=0)
 
     sound = models.BooleanField(_("sound"), default=True)
     effects = models.BooleanField(_("effects"), default=True)
@@ -261,10 +312,10 @@ class Profile(models.Model):
     )
 
     personal_max_bet = models.BigIntegerField(_("personal max bet (units)"), null=True, blank=True)
-    pin_hash = models.CharField(max_length=128, blank=True)
-    max_bet_changed_at = models.DateTimeField(null=True, blank=True)
-    pin_failures = models.PositiveSmallIntegerField(default=0)
-    pin_locked_until = models.DateTimeField(null=True, blank=True)
+    pin_hash = models.CharField(_("PIN (hashed)"), max_length=128, blank=True)
+    max_bet_changed_at = models.DateTimeField(_("max bet changed"), null=True, blank=True)
+    pin_failures = models.PositiveSmallIntegerField(_("wrong PINs"), default=0)
+    pin_locked_until = models.DateTimeField(_("PIN locked until"), null=True, blank=True)
     # A visitor's demo account (games/services/demo.py): demo chips, kept out
     # of every real figure, deleted a day after its last use.
     demo = models.BooleanField(_("demo account"), default=False, db_index=True)
@@ -296,7 +347,12 @@ class Profile(models.Model):
 
 class AuditEntry(models.Model):
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("made by"),
     )
     created_at = models.DateTimeField(_("time"), auto_now_add=True)
     action = models.CharField(_("action"), max_length=40)

@@ -101,6 +101,15 @@ WAR: dict[str, Any] = {
     "decision_timeout": 30,
 }
 
+# The names Japanese pages show for them, as the Japanese rule pages call the
+# games (Table.name_ja; kept apart from the presets, which data migrations
+# read as they stood then).
+PRESET_NAMES_JA: dict[str, str] = {
+    "baccarat-social": "バカラ ソーシャル",
+    "baccarat-classic": "バカラ クラシック",
+    "casino-war": "カジノ ワー",
+}
+
 # Every preset table, in lobby order: the keyword arguments of a new Table.
 PRESETS: list[dict[str, Any]] = [SOCIAL, CLASSIC, WAR]
 # The presets by the short name the operator console uses ("?preset=classic").

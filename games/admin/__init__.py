@@ -26,9 +26,11 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from games.admin import audit, play_safe, players, tables, users
+from games.admin import audit, play_safe, players, tables, third_party, users
 
 __all__ = ["audit", "play_safe", "players", "tables", "users"]
+
+third_party.name_the_apps()
 
 admin.site.site_header = _("The Casino · operator console")
 admin.site.site_title = _("The Casino operator console")

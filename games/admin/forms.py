@@ -131,6 +131,7 @@ class TableForm(forms.ModelForm):
         model = Table
         fields = (
             "name",
+            "name_ja",
             "slug",
             "enabled",
             "position",

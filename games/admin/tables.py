@@ -68,9 +68,10 @@ class LimitColumns:
 class TableAdmin(LimitColumns, admin.ModelAdmin):
     list_display = (
         "name",
+        "name_ja",
         "game",
         "decks",
-        "enabled",
+        "open_state",
         "max_bet_chips",
         "pays_summary",
         "current_version",
@@ -86,6 +87,11 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         # Rounds point at tables and their versions: close a table instead.
         return False
+
+    # In words: the admin's boolean icon carries an English alt text.
+    @admin.display(description=_("open"), ordering="enabled")
+    def open_state(self, obj: Table) -> str:
+        return gettext("open") if obj.enabled else gettext("closed")
 
     def get_urls(self):
         wrap = self.admin_site.admin_view
@@ -119,7 +125,15 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
             if obj is not None
             else self.has_add_permission(request)
         )
-        table_fields: tuple[Any, ...] = ("name", "slug", "game", "enabled", "position", "decks")
+        table_fields: tuple[Any, ...] = (
+            "name",
+            "name_ja",
+            "slug",
+            "game",
+            "enabled",
+            "position",
+            "decks",
+        )
         if not can_edit:
             # View-only staff: the same information, shown rather than edited.
             rules: tuple[str, ...] = ("chips_display", "max_bet_chips", "limits_display")
@@ -156,7 +170,9 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
         if preset is None:
             game = self._game(request, None)
             preset = next(p for p in TABLE_PRESETS.values() if p["game"] == game)
-        fields = {k: v for k, v in preset.items() if k not in ("name", "slug", "position")}
+        fields = {
+            k: v for k, v in preset.items() if k not in ("name", "name_ja", "slug", "position")
+        }
         initial.update(initial_from_table(Table(**fields)))
         return initial
 

@@ -116,9 +116,18 @@ class NewPasswordForm(AdminPasswordChangeForm):
 @admin.register(User)
 class AccountAdmin(auth_admin.UserAdmin):
     form = AccountChangeForm
-    list_display = ("username", "email", "first_name", "last_name", "is_active", "is_staff")
+    list_display = ("username", "email", "first_name", "last_name", "active_state", "staff_state")
     list_filter = ("is_staff", "is_superuser", "is_active", "groups")
     readonly_fields = ("last_login", "date_joined")
+
+    # In words: the admin's boolean icons carry an English alt text.
+    @admin.display(description=_("active"), ordering="is_active")
+    def active_state(self, obj: User) -> str:
+        return gettext("yes") if obj.is_active else gettext("no")
+
+    @admin.display(description=_("staff status"), ordering="is_staff")
+    def staff_state(self, obj: User) -> str:
+        return gettext("yes") if obj.is_staff else gettext("no")
 
     def has_change_permission(self, request: HttpRequest, obj: User | None = None) -> bool:
         if not super().has_change_permission(request, obj):

@@ -242,7 +242,7 @@ def claim_daily_topup(*, user: User, today: dt.date | None = None) -> int:
                 "You have a round waiting for your decision at %(table)s. Finish it "
                 "before claiming the daily top-up: its stakes are still in play."
             )
-            % {"table": waiting.table.name},
+            % {"table": waiting.table.local_name},
             code="topup_open_round",
         )
     return wallet_service.claim_daily_topup(user=user, today=today)

@@ -14,11 +14,11 @@ from django.db import transaction
 from django.db.models import Max
 
 from games.models import AuditEntry, Table, TableVersion
-from games.presets import PRESETS
+from games.presets import PRESET_NAMES_JA, PRESETS
 
 # Fields whose change makes a new version: what a round is played under.
 VERSIONED_FIELDS = ("decks", "pays", "limits", "max_bet", "squeeze_threshold", "decision_timeout")
-AUDITED_FIELDS = ("name", "slug", "enabled", "position", "chips", *VERSIONED_FIELDS)
+AUDITED_FIELDS = ("name", "name_ja", "slug", "enabled", "position", "chips", *VERSIONED_FIELDS)
 
 
 def _snapshot(table: Table) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def save_table(*, table: Table, actor: User | None, before: dict[str, Any] | Non
             action="table.create" if before is None else "table.change",
             object_type="table",
             object_id=str(table.pk),
-            object_repr=str(table)[:200],
+            object_repr=table.name[:200],
             before=before,
             after=after,
         )
@@ -77,7 +77,7 @@ def create_presets() -> list[Table]:
     for preset in PRESETS:
         if Table.objects.filter(slug=preset["slug"]).exists():
             continue
-        table = Table.objects.create(**preset)
+        table = Table.objects.create(**preset, name_ja=PRESET_NAMES_JA.get(preset["slug"], ""))
         snapshot_version(table=table)
         made.append(table)
     return made

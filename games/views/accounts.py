@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile, Table
 from games.selectors.demo import is_demo
+from games.selectors.lobby import lobby_roads
 from games.services import account as account_service
 from games.services import play_safe
 from games.services import wallet as wallet_service
@@ -80,8 +81,12 @@ def lobby(request: HttpRequest) -> HttpResponse:
         return demo.welcome(request)  # the visitor's front page: Play demo
     wallet = wallet_service.open_account(user=request.user)
     # Closed tables stay listed, marked closed, so a player knows why.
-    tables = Table.objects.order_by("position", "id")
-    return render(request, "games/lobby.html", {"tables": tables, "wallet": wallet})
+    tables = list(Table.objects.order_by("position", "id"))
+    roads = lobby_roads(user=request.user, tables=tables)
+    entries = [{"table": t, "road": roads.get(t.pk)} for t in tables]
+    return render(
+        request, "games/lobby.html", {"tables": tables, "entries": entries, "wallet": wallet}
+    )
 
 
 @login_required

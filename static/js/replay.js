@@ -5,19 +5,13 @@
 (function () {
   "use strict";
 
-  function cardElement(card) {
-    const el = document.createElement("span");
-    el.className = "pcard dealt" + (card.red ? " red" : "");
-    el.dataset.card = card.code;
-    el.title = card.label;
-    const rank = document.createElement("span");
-    rank.className = "rank";
-    rank.textContent = card.rank;
-    const suit = document.createElement("span");
-    suit.className = "suit";
-    suit.textContent = card.suit;
-    el.append(rank, suit);
-    return el;
+  // The page draws every card once, in deal order, inside <template id="replay-cards">
+  // (templates/games/card.html): the replay deals copies of those.
+  function cardElement(index) {
+    const source = document.getElementById("replay-cards");
+    const drawn = source ? source.content.children[index] : null;
+    if (!drawn) return null;
+    return drawn.cloneNode(true); // drawn "dealt": it slides in as it is added
   }
 
   function setup(root, data) {
@@ -59,7 +53,8 @@
     function step() {
       const card = data.cards[next];
       const hand = handFor(card.owner);
-      if (hand) hand.append(cardElement(card));
+      const el = cardElement(next);
+      if (hand && el) hand.append(el);
       if (data.game === "baccarat") setTotals(card);
       next += 1;
       root.dataset.shown = String(next);

@@ -53,6 +53,6 @@ def test_a_player_opens_a_round_verifies_it_and_replays_it(page, live_url, signe
     page.get_by_test_id("replay-fast").click()
     expect(page.get_by_test_id("replay-fast")).to_have_attribute("aria-pressed", "true")
     expect(replay).to_have_attribute("data-state", "done")
-    expect(replay.locator("[data-hand] .pcard")).to_have_count(len(coup["cards"]))
+    expect(replay.locator("[data-hand] .playing-card")).to_have_count(len(coup["cards"]))
     expect(page.get_by_test_id("player-total")).to_have_text(str(coup["player_total"]))
     expect(page.get_by_test_id("round-result")).not_to_be_empty()

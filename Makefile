@@ -182,7 +182,7 @@ format: $(VENV)/.dev
 clean:
 	rm -rf db staticfiles
 
-# --- Backups (casino/backups.py, docs/runbook.md) ---------------------------
+# --- Backups (casino/backups.py, docs/operations.md) ---------------------------
 # `make backup` takes a consistent backup while players play (SQLite: the
 # online backup API; PostgreSQL: pg_dump) into CASINO_BACKUP_DIR (default
 # backups/) and prints its path alone: BACKUP=$$(make -s backup).

@@ -13,7 +13,7 @@ Beside each backup a ``.json`` manifest says what it holds: the engine, when
 it was taken, its rounds and ledger rows, the last round's id, and the
 file's SHA-256 (a restore refuses a file that does not match it). Point in
 time recovery on PostgreSQL (continuous WAL archiving) is pgBackRest's job:
-ops/pitr.sh and docs/runbook.md.
+ops/pitr.sh and docs/operations.md.
 
 Backups hold password hashes and sealed seeds: files are written readable
 by their owner only. The seeds stay sealed in them (games/sealing.py): the
@@ -218,7 +218,7 @@ def read_manifest(path: Path) -> Manifest:
 def restore(path: Path) -> Manifest:
     """Bring the database back to ``path``'s backup, replacing what is there.
     The backup is checked first (manifest, SHA-256, engine): a bad one
-    changes nothing. Stop the site first (docs/runbook.md)."""
+    changes nothing. Stop the site first (docs/operations.md)."""
     manifest = read_manifest(path)
     engine = _engine()
     if manifest.engine != engine:

@@ -519,7 +519,7 @@ DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = False
 
 # --- Rotating the secret key -------------------------------------------------
 # DJANGO_SECRET_KEY_FALLBACKS: the previous secret keys, comma-separated, while
-# a new DJANGO_SECRET_KEY takes over (docs/runbook.md): sessions, password
+# a new DJANGO_SECRET_KEY takes over (docs/operations.md): sessions, password
 # reset links and the server seeds sealed with a key derived from an old one
 # (games/sealing.py) stay readable until they are renewed.
 SECRET_KEY_FALLBACKS = envlist("DJANGO_SECRET_KEY_FALLBACKS", [])

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PostgreSQL with continuous WAL archiving into a pgBackRest repository, for
-# point-in-time recovery (docs/runbook.md). Everything lives under PITR_DIR:
+# point-in-time recovery (docs/operations.md). Everything lives under PITR_DIR:
 # the server's data (pg/), the repository (repo/), pgBackRest's config, logs
 # and locks.
 #   ops/pitr.sh init              initdb, archiving on, start, stanza-create and check, createdb casino
@@ -131,7 +131,7 @@ case "${1:-}" in
   restore)
     need
     if [ -f "$DATA/PG_VERSION" ]; then
-      echo "$DATA is not empty: stop the server and move it aside first (docs/runbook.md)" >&2
+      echo "$DATA is not empty: stop the server and move it aside first (docs/operations.md)" >&2
       exit 1
     fi
     as_pg mkdir -p "$DATA"

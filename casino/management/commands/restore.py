@@ -15,7 +15,7 @@ from games.services.wallet import ledger_mismatches
 class Command(BaseCommand):
     help = (
         "Replace the database with a backup (checked against its manifest first), then check "
-        "the ledger. Stop the site before (docs/runbook.md)."
+        "the ledger. Stop the site before (docs/operations.md)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -262,10 +262,16 @@ if (app && form) {
     countdown = setInterval(tick, 250);
   }
 
-  // --- the chip rack and the spots: left click adds, right click takes off --
+  // --- the chip rack and the spots: a tap (or click) adds; with REMOVE on,
+  //     it takes one off (a right click does too, on a desktop) ---------------
+  const removeTool = document.getElementById("war-remove");
+  const removing = () => removeTool?.getAttribute("aria-pressed") === "true";
+  removeTool?.addEventListener("click", () => {
+    removeTool.setAttribute("aria-pressed", removing() ? "false" : "true");
+  });
   for (const chip of form.querySelectorAll(".chip")) {
     const value = Number(chip.dataset.chip);
-    chip.addEventListener("click", () => addChip(value));
+    chip.addEventListener("click", () => (removing() ? takeChip(value) : addChip(value)));
     chip.addEventListener("contextmenu", (event) => {
       event.preventDefault();
       takeChip(value);
@@ -279,7 +285,8 @@ if (app && form) {
     if (roundStatus() === "settled") pass();
     if (roundStatus() === "open") return;
     active = spot.dataset.area;
-    render();
+    if (removing()) takeChip();
+    else render();
   });
   document.addEventListener("contextmenu", (event) => {
     const spot = spotOf(event);

@@ -5,6 +5,7 @@ nothing on the page jumps while a round is played (an error included)."""
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 
 import pytest
@@ -159,9 +160,7 @@ def play_war_round(page) -> None:
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_a_baccarat_round_fits_the_screen_and_nothing_jumps(
-    page, live_url, signed_up, orm, size
-):
+def test_a_baccarat_round_fits_the_screen_and_nothing_jumps(page, live_url, signed_up, orm, size):
     next_shoe(signed_up, baccarat_seed())
     open_at(page, live_url, size, BACCARAT)
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
@@ -180,5 +179,49 @@ def test_a_war_round_fits_the_screen_and_nothing_jumps(page, live_url, signed_up
     all_in_view(page, WAR_PARTS, "before a round")
     play_war_round(page)
     all_in_view(page, WAR_PARTS, "after the result")
+    shifts = page.evaluate("window.__shifts")
+    assert cumulative_shift(page) <= 0.05, shifts
+
+
+# A 1-deck Social shoe whose Player's 2nd card is peeled (tests/browser/test_squeeze_browser.py).
+SQUEEZE_SEED = hashlib.sha256(b"squeeze-browser-210").hexdigest()
+
+
+def play_squeezed_round(page, size: str) -> None:
+    """1,000 on PLAYER (the Social table's threshold), SQUEEZE ON, BET, then
+    each card offered is opened with OPEN until the round ends."""
+    page.get_by_test_id("chip-100").click()
+    page.get_by_test_id("multiplier").click()  # x10
+    page.get_by_test_id("area-player").click()
+    expect(page.get_by_test_id("amount-player")).to_have_text("1,000")
+    page.get_by_test_id("squeeze-button").click()
+    expect(page.get_by_test_id("squeeze-toggle")).to_have_attribute("data-on", "1")
+    page.get_by_test_id("bet").click()
+    stage = page.get_by_test_id("squeeze-stage")
+    expect(stage).to_be_visible()
+    page.wait_for_timeout(400)  # the stage's entrance
+    box = stage.bounding_box()
+    viewport = SIZES[size]
+    if size in PHONES:
+        # On a phone the card being peeled fills the screen.
+        assert box == {"x": 0, "y": 0, **viewport}, box
+    all_in_view(page, ["peel-card", "peel-open"], "while squeezing")
+    while page.locator("#bac-phase").get_attribute("data-phase") != "done":
+        if page.get_by_test_id("peel-open").is_visible():
+            page.get_by_test_id("peel-open").click(timeout=3000)
+        page.wait_for_timeout(300)
+    expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_squeezed_round_fills_a_phone_and_nothing_jumps(page, live_url, signed_up, orm, size):
+    Profile.objects.filter(user__username=signed_up).update(
+        next_server_seed=SQUEEZE_SEED, client_seed="squeeze-browser", nonce=0
+    )
+    open_at(page, live_url, size, BACCARAT)
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    play_squeezed_round(page, size)
+    page.wait_for_timeout(800)
+    all_in_view(page, BACCARAT_PARTS, "after a squeezed round")
     shifts = page.evaluate("window.__shifts")
     assert cumulative_shift(page) <= 0.05, shifts

@@ -8,6 +8,8 @@
 // when the table is clear this draws the bet being built on them. Cards slide
 // from the shoe with the shared deal.js and cards.css.
 
+import { dragChips } from "./chips.js";
+
 const app = document.getElementById("war-app");
 const form = document.getElementById("war-bet-form");
 
@@ -277,6 +279,19 @@ if (app && form) {
       takeChip(value);
     });
   }
+  // A chip dragged (or swiped) from the rack onto ANTE or TIE BONUS goes down there.
+  dragChips({
+    root: form,
+    chip: ".chip[data-chip]",
+    valueOf: (face) => Number(face.dataset.chip),
+    targetAt: (el) => el.closest("#war-round .spot:not([data-fixed])"),
+    drop: (spot, value) => {
+      if (roundStatus() === "settled") pass();
+      if (roundStatus() === "open") return;
+      active = spot.dataset.area;
+      addChip(value);
+    },
+  });
   // The spots are swapped with the round region: listen on the document.
   const spotOf = (event) => event.target.closest?.("#war-round .spot:not([data-fixed])");
   document.addEventListener("click", (event) => {

@@ -706,6 +706,21 @@ def deal_context(rnd: Round) -> dict[str, Any]:
     }
 
 
+def revealing_context(rnd: Round) -> dict[str, Any]:
+    """The table screen while ``rnd``'s reveal is still to be shown (the
+    page was reloaded mid reveal): the felt and the balance as the reveal
+    starts, so the socket's steps can show the rest."""
+    after_stakes = rnd.balance_before - rnd.total_bet
+    return {
+        "board": board_view(rnd, shown=0),
+        "balance": after_stakes,
+        "header_balance": after_stakes,
+        "payout": 0,
+        "phase": "revealing",
+        "round_id": rnd.pk,
+    }
+
+
 class Score(NamedTuple):
     side: str
     score: int | None

@@ -2,10 +2,8 @@
    fallback when the reveal does not arrive. The bet slip is slip.js; the
    rest is htmx: BET posts the slip, and the websocket pushes fragments that
    the htmx ws extension swaps by id. */
-(function () {
-  "use strict";
+import { sound } from "./sound.js";
 
-  var sound = window.CasinoSound || { configure: function () {}, play: function () {}, playFrom: function () {} };
 
   function applyPrefs() {
     var prefs = document.getElementById("bac-prefs");
@@ -142,4 +140,3 @@
   });
 
   applyPrefs();
-})();

@@ -6,9 +6,11 @@
 // The spots (TIE BONUS, ANTE, RAISE) belong to the round region the server
 // renders: while a round is on the table they show its stakes and results;
 // when the table is clear this draws the bet being built on them. Cards slide
-// from the shoe with the shared deal.js and cards.css.
+// from the shoe with the shared cards.js and cards.css.
 
 import { dragChips } from "./chips.js";
+import { store } from "./slip.js";
+import { sound } from "./sound.js";
 
 const app = document.getElementById("war-app");
 const form = document.getElementById("war-bet-form");
@@ -31,7 +33,7 @@ if (app && form) {
   const chipValues = [...form.querySelectorAll(".chip")].map((c) => Number(c.dataset.chip));
   // Each spot holds a stack of chips (values, last one on top), kept in
   // sessionStorage (slip.js) so a reload keeps the bet being built.
-  const saved = window.CasinoSlip?.store(`war:${app.dataset.slug}`);
+  const saved = store(`war:${app.dataset.slug}`);
   const restored = saved?.load() || {};
   const valid = (stack) =>
     Array.isArray(stack) ? stack.filter((v) => chipValues.includes(v)) : [];
@@ -57,9 +59,8 @@ if (app && form) {
   let countdown = null;
 
   const $ = (selector) => document.querySelector(selector);
-  // Sounds come from the shared sound.js when it is on the page.
-  const sound = window.CasinoSound;
-  sound?.configure({
+  // Sounds come from the shared sound.js.
+  sound.configure({
     sound: app.dataset.sound === "1",
     effects: app.dataset.effects === "1",
     music: app.dataset.music === "1",

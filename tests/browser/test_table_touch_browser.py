@@ -57,9 +57,9 @@ def test_a_war_bet_is_built_and_taken_apart_with_taps_and_a_swipe(phone, live_ur
     page.get_by_test_id("spot-ante").tap()
     page.get_by_test_id("chip-5").tap()
     page.get_by_test_id("chip-25").tap()
+    page.get_by_test_id("spot-tie").tap()
+    page.get_by_test_id("chip-1").tap()
     expect(page.get_by_test_id("ante-amount")).to_have_text("30")
-    # A swipe from the rack carries a chip onto TIE BONUS.
-    swipe(page, page.get_by_test_id("chip-1"), page.get_by_test_id("spot-tie"))
     expect(page.get_by_test_id("tie-amount")).to_have_text("1")
 
     # REMOVE: a tap on a chip takes one of that value off the chosen spot,
@@ -75,10 +75,13 @@ def test_a_war_bet_is_built_and_taken_apart_with_taps_and_a_swipe(phone, live_ur
     expect(page.get_by_test_id("tie-amount")).to_have_text("")
     remove.tap()
     expect(remove).to_have_attribute("aria-pressed", "false")
-    page.get_by_test_id("spot-ante").tap()
-    page.get_by_test_id("chip-5").tap()
-    expect(page.get_by_test_id("ante-amount")).to_have_text("5")
-    page.get_by_test_id("btn-deal").tap()
+
+    # A swipe from the rack carries a chip onto the spot under the finger.
+    swipe(page, page.get_by_test_id("chip-25"), page.get_by_test_id("spot-ante"))
+    expect(page.get_by_test_id("ante-amount")).to_have_text("25")
+    swipe(page, page.get_by_test_id("chip-1"), page.get_by_test_id("spot-tie"))
+    expect(page.get_by_test_id("tie-amount")).to_have_text("1")
+    page.get_by_test_id("btn-deal").click()
     expect(page.get_by_test_id("war-round")).not_to_have_attribute("data-status", "empty")
 
 

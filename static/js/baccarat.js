@@ -3,6 +3,7 @@
    rest is htmx: BET posts the slip, and the websocket pushes fragments that
    the htmx ws extension swaps by id. */
 import { sound } from "./sound.js";
+import { celebrate } from "./win.js";
 
 
   function applyPrefs() {
@@ -80,6 +81,14 @@ import { sound } from "./sound.js";
     });
   }
 
+  // The round's end, read out: the result line as the banner shows it.
+  function announceResult() {
+    var result = document.getElementById("bac-result");
+    var out = document.getElementById("bac-announce");
+    if (!result || !out) return;
+    out.textContent = result.textContent.replace(/\s+/g, " ").trim();
+  }
+
   // Fragments pushed by the websocket: the deal, sounds, and the end of a round.
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
     var html = evt.detail && evt.detail.message;
@@ -87,6 +96,8 @@ import { sound } from "./sound.js";
     dealt(html);
     sound.playFrom(html);
     if (html.indexOf('id="bac-phase"') !== -1 && html.indexOf('data-phase="done"') !== -1) {
+      announceResult();
+      celebrate(document.getElementById("bac-result"), ".result-net");
       refreshRoadsDetail();
       document.body.dispatchEvent(new CustomEvent("bac:round-done"));
     }

@@ -11,6 +11,7 @@
 import { dragChips } from "./chips.js";
 import { store } from "./slip.js";
 import { sound } from "./sound.js";
+import { celebrate } from "./win.js";
 
 const app = document.getElementById("war-app");
 const form = document.getElementById("war-bet-form");
@@ -326,19 +327,32 @@ if (app && form) {
     }
   });
 
+  let lastSwapped = "";
   // Sounds of what the server just swapped in: each card as it leaves the
   // shoe, then the result once the last one has landed.
   document.body.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail?.target?.id !== "war-round" && event.detail?.elt?.id !== "war-round") return;
     const el = roundEl();
     if (!el || el.dataset.status === "empty") return;
+    // One answer swaps several parts (out of band too): react once to each new state.
+    const shown = `${el.dataset.roundId}:${el.dataset.status}`;
+    if (shown === lastSwapped) return;
+    lastSwapped = shown;
     for (const card of el.querySelectorAll(".playing-card.dealt")) {
       const delay = parseFloat(card.style.getPropertyValue("--deal-delay")) || 0;
       setTimeout(() => play("card"), delay * 1000);
     }
     const result = el.querySelector("[data-sound]");
     const reveal = parseFloat(el.style.getPropertyValue("--reveal")) || 0;
-    if (result) setTimeout(() => play(result.dataset.sound), reveal * 1000);
+    if (result) {
+      setTimeout(() => {
+        play(result.dataset.sound);
+        celebrate(result, "[data-testid=war-net]");
+        // The round's end, read out (the round region was swapped whole).
+        const out = document.getElementById("war-announce");
+        if (out) out.textContent = result.innerText.replace(/\s+/g, " ").trim();
+      }, reveal * 1000);
+    }
   });
 
   document.body.addEventListener("htmx:afterSettle", () => {

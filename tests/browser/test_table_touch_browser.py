@@ -1,14 +1,19 @@
 """Both tables on a touch screen: every bet is built with taps and swipes
 alone (no right click, no key), chips come off with the REMOVE tool, the
 paytable opens by tapping MIN/MAX and stays readable with chips on the area,
-and the help speaks of taps."""
+the help speaks of taps, and a win counts up under a chip shower (none when
+the player asks for reduced motion)."""
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import pytest
 from playwright.sync_api import expect
+
+from games.models import Profile
+from tests.seeds import find_seed, war_cases
 
 pytestmark = pytest.mark.browser
 
@@ -134,3 +139,44 @@ def test_the_paytable_opens_by_tapping_min_max_with_chips_on_the_area(phone, liv
     assert on_top, "the paytable is under something"
     # The chips stay on the area meanwhile.
     expect(page.get_by_test_id("amount-banker")).to_have_text("150")
+
+
+@cache
+def war_win_seed() -> str:
+    return find_seed("touch-war-win", "touch-tests", 6, lambda shoe: "win" in war_cases(shoe))
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_war_win_counts_up_under_a_chip_shower_unless_motion_is_reduced(
+    browser, live_url, signed_up, orm, motion
+):
+    Profile.objects.filter(user__username=signed_up).update(
+        next_server_seed=war_win_seed(), client_seed="touch-tests", nonce=0
+    )
+    context = browser.new_context(
+        viewport=PHONE, has_touch=True, is_mobile=True, locale="en-US", reduced_motion=motion
+    )
+    page = context.new_page()
+    page.goto(f"{live_url}/accounts/login/")
+    page.fill("input[name=username]", signed_up)
+    page.fill("input[name=password]", "pw-Secret-123")
+    page.click("main button[type=submit]")
+    page.wait_for_url(re.compile(r"/$"))
+    page.goto(f"{live_url}/war/casino-war/")
+    page.get_by_test_id("spot-ante").tap()
+    page.get_by_test_id("chip-100").tap()
+    page.get_by_test_id("btn-deal").tap()
+    expect(page.get_by_test_id("war-result")).to_have_attribute("data-result", "win")
+    expect(page.get_by_test_id("war-net")).to_have_text("+100")
+    if motion == "reduce":
+        page.wait_for_timeout(1500)
+        expect(page.get_by_test_id("chip-shower")).to_have_count(0)
+    else:
+        shower = page.get_by_test_id("chip-shower")
+        expect(shower).to_have_count(1)
+        # 6 chips for the smallest win, more for more: log10(101) * 6 + 6.
+        expect(shower).to_have_attribute("data-chips", "18")
+        expect(shower).to_have_count(0, timeout=5000)  # and it is gone again
+    # Read out to screen readers.
+    expect(page.get_by_test_id("announce")).to_contain_text("+100")
+    context.close()

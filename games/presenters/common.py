@@ -166,6 +166,15 @@ def denominations(chips: Sequence[Any]) -> list[Decimal]:
     return sorted({chip_value(chip_value(chip) * mult) for chip in chips for mult in MULTIPLIERS})
 
 
+def chip_colour(chips: Sequence[Any], value: Any) -> int:
+    """The colour of a chip of ``value`` at a table with these chips, the same
+    in both games (chip-c0 .. chip-c7, css/casino.css): the place of the
+    value among every denomination the rack can show, multipliers included."""
+    denoms = denominations(chips)
+    found = chip_value(value)
+    return denoms.index(found) % CHIP_COLOURS if found in denoms else 0
+
+
 def chip_views(chips: Sequence[Any]) -> list[ChipView]:
     denoms = denominations(chips)
     views = []

@@ -32,6 +32,9 @@ if (app && form) {
   };
   const msg = (name) => limitsEl()?.dataset[name] || form.dataset[name] || "";
   const chipValues = [...form.querySelectorAll(".chip")].map((c) => Number(c.dataset.chip));
+  const colourOf = Object.fromEntries(
+    [...form.querySelectorAll(".chip")].map((c) => [Number(c.dataset.chip), c.dataset.colour]),
+  );
   // Each spot holds a stack of chips (values, last one on top), kept in
   // sessionStorage (slip.js) so a reload keeps the bet being built.
   const saved = store(`war:${app.dataset.slug}`);
@@ -78,7 +81,8 @@ if (app && form) {
   function discs(stack) {
     return stack.slice(-8).map((value, i, shown) => {
       const disc = document.createElement("span");
-      disc.className = `disc chip-${(chipValues.indexOf(value) % 5) + 1}`;
+      // The rack's colour for this value (the server's chip_colour, shared by both games).
+      disc.className = `disc chip-c${colourOf[value] ?? 0}`;
       disc.style.setProperty("--i", String(i));
       if (i === shown.length - 1) disc.textContent = String(value);
       return disc;

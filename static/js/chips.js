@@ -7,6 +7,22 @@
 
 export const DRAG_START = 6; // pixels a pointer moves before a press becomes a drag
 
+// The colour of each usual chip value (in chips), as the server's
+// games.presenters.common.CHIP_COLOUR_OF: chip-c0 .. chip-c7 of css/casino.css.
+const COLOUR_OF = {
+  0.1: 2, 0.5: 5, 1: 0, 5: 1, 10: 2, 25: 3, 50: 6, 100: 4,
+  250: 5, 500: 5, 1000: 7, 2500: 0, 5000: 1, 10000: 3, 50000: 6,
+};
+
+/** A chip's colour from its value in minor units (100 a chip); another value
+ *  takes its place among ``denominations`` (units), as on the server. */
+export function chipColour(units, denominations = []) {
+  const chips = units / 100;
+  if (Object.hasOwn(COLOUR_OF, chips)) return COLOUR_OF[chips];
+  const at = denominations.indexOf(units);
+  return (at < 0 ? 0 : at) % 8;
+}
+
 /**
  * Lets chips be dragged onto drop targets.
  *   root: where presses on chips are listened for

@@ -11,7 +11,7 @@
    them back to the rack. Chips go down by a click or tap on an area, or by
    dragging (mouse) or swiping (touch) a chip from the rack onto one; the
    REMOVE tool takes the last chip off an area per click. */
-import { dragChips } from "./chips.js";
+import { chipColour, dragChips } from "./chips.js";
 import { sound } from "./sound.js";
 
   var UNITS = 100;
@@ -276,8 +276,7 @@ import { sound } from "./sound.js";
       values = this.stacks[area] || [];
     }
     return values.slice(-STACK_SHOWN).map(function (value) {
-      var at = denoms.indexOf(value);
-      return { value: value, colour: (at < 0 ? 0 : at) % 8 };
+      return { value: value, colour: chipColour(value, denoms) };
     });
   };
 

@@ -168,6 +168,18 @@ def test_a_baccarat_round_fits_the_screen_and_nothing_jumps(page, live_url, sign
     play_baccarat_round(page)
     page.wait_for_timeout(800)
     all_in_view(page, BACCARAT_PARTS, "after the result")
+    # The chips on PLAYER leave its name and its WIN badge in sight.
+    stack = page.locator("#bac-bet-player .stack").bounding_box()
+    for part in ("[data-testid=area-player] .area-name", "[data-testid=outcome-player]"):
+        box = page.locator(part).bounding_box()
+        apart = (
+            box["x"] + box["width"] <= stack["x"]
+            or stack["x"] + stack["width"] <= box["x"]
+            or box["y"] + box["height"] <= stack["y"]
+            or stack["y"] + stack["height"] <= box["y"]
+        )
+        assert apart, (part, box, stack)
+    expect(page.get_by_test_id("outcome-player")).to_have_attribute("data-outcome", "won")
     shifts = page.evaluate("window.__shifts")
     assert cumulative_shift(page) <= 0.05, shifts
 

@@ -6,18 +6,19 @@ steps with the presenter's partials and sends them, pausing between steps
 (a card's delay, or the player's peel in a squeeze). docs/reveal.md
 describes the steps, the pauses and the browser's messages.
 
-A socket that drops (a worker restarts, the network blinks) is opened again
-by the page's ws extension. On connect the consumer sends the settled result
-of the player's latest round at this table if no socket finished showing it
-(a cache mark set after each result step, kept
-``CASINO_REVEAL_RESUME_SECONDS``): a reveal cut off midway ends on its result
-rather than on nothing.
+A socket that drops (a worker restarts, the network blinks, the page is
+reloaded) is opened again by the page's ws extension. On connect the
+consumer goes on with the player's latest round at this table if no socket
+finished showing it (games/selectors/reveal.py: cache marks of the last
+step sent and of the result shown, kept ``CASINO_REVEAL_RESUME_SECONDS``):
+the steps already sent come again at once, then the reveal goes on where
+it was, a squeeze the player had not finished offered again. Nothing the
+player has not seen is skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import json
 import logging
 import weakref
@@ -32,7 +33,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import trans_real
 
 from games.consumers.session import SessionBoundSocket
@@ -41,6 +42,14 @@ from games.models import Game, Profile, Round, Table
 from games.presenters import baccarat as presenter
 from games.presenters.common import truthy
 from games.selectors import roads as road_selectors
+from games.selectors.reveal import (
+    Progress,
+    progress_key,
+    progress_value,
+    reveal_progress,
+    shown_key,
+    unshown_round,
+)
 from games.selectors.tables import table_version
 from games.services import metrics
 from games.services.baccarat import SIDES, reveal_group
@@ -130,11 +139,6 @@ def result_step(rnd: Round, *, table: Table) -> RevealStep:
     return RevealStep("result", presenter.fragment("step_result", context), Pause.NONE)
 
 
-def shown_key(round_id: int) -> str:
-    """The cache key that says a round's reveal reached its result on a socket."""
-    return f"reveal-shown:{round_id}"
-
-
 # One asyncio Redis client per event loop (daphne has one): the mark is one
 # SET on the loop, with no thread and no new connection per round.
 _redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
@@ -142,21 +146,49 @@ _redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
 )
 
 
+async def _cache_set(key: str, value: int | str) -> None:
+    """Set a reveal mark in the cache, for ``CASINO_REVEAL_RESUME_SECONDS``."""
+    ttl = settings.CASINO_REVEAL_RESUME_SECONDS
+    if settings.REDIS_URL:
+        loop = asyncio.get_running_loop()
+        client = _redis_clients.get(loop)
+        if client is None:
+            client = _redis_clients[loop] = aioredis.from_url(settings.REDIS_URL)
+        # The cache's own key, so cache.get reads it (an int is stored as is).
+        await client.set(cache.make_key(key), value, ex=ttl)
+    else:
+        cache.set(key, value, ttl)  # this process's memory: no I/O
+
+
 async def mark_shown(round_id: int) -> None:
     """Note in the cache that this round's result reached a socket."""
-    ttl = settings.CASINO_REVEAL_RESUME_SECONDS
     try:
-        if settings.REDIS_URL:
-            loop = asyncio.get_running_loop()
-            client = _redis_clients.get(loop)
-            if client is None:
-                client = _redis_clients[loop] = aioredis.from_url(settings.REDIS_URL)
-            # The cache's own key, so cache.get reads it (an int is stored as is).
-            await client.set(cache.make_key(shown_key(round_id)), 1, ex=ttl)
-        else:
-            cache.set(shown_key(round_id), 1, ttl)  # this process's memory: no I/O
+        await _cache_set(shown_key(round_id), 1)
     except Exception:  # the cache is down: a reconnecting tab shows the result again
         logger.warning("could not mark round %s as shown", round_id, exc_info=True)
+
+
+async def note_progress(round_id: int, step: int, squeeze: str | None) -> None:
+    """Note the last step of this round's reveal sent, so a reloaded page
+    goes on from there (and with the same squeeze)."""
+    try:
+        await _cache_set(progress_key(round_id), progress_value(step, squeeze))
+    except Exception:  # the cache is down: a reloaded page shows the reveal from its deal
+        logger.warning("could not note the reveal progress of round %s", round_id, exc_info=True)
+
+
+def resume_point(steps: list[RevealStep], progress: int) -> int:
+    """Where a reveal cut off after step ``progress`` goes on: the step after
+    it, or, inside a peel the player had not finished, that peel again (the
+    squeeze is offered again rather than skipped)."""
+    if progress >= len(steps) - 1:
+        return len(steps) - 1
+    at = progress
+    if steps[at].name in ("peel", "peel_face"):
+        while at > 0 and steps[at].name != "peel":
+            at -= 1
+        return at
+    return at + 1
 
 
 @lru_cache(maxsize=1)
@@ -186,28 +218,6 @@ def revealed_round(user: User, round_id: int) -> Round | None:
     slug = vars(rnd)["table_slug"]  # the query's extra column
     rnd.table = Table.from_db(DEFAULT_DB_ALIAS, ["id", "slug"], [rnd.table_id, slug])
     rnd.version = table_version(rnd.version_id)
-    return rnd
-
-
-def unshown_round(user: User, slug: str) -> Round | None:
-    """The player's latest Baccarat round at this table, settled within
-    ``CASINO_REVEAL_RESUME_SECONDS``, whose reveal no socket finished."""
-    since = timezone.now() - dt.timedelta(seconds=settings.CASINO_REVEAL_RESUME_SECONDS)
-    rnd = (
-        Round.objects.select_related("player", "table", "version")
-        .filter(player=user, game=Game.BACCARAT, table__slug=slug)
-        .order_by("-id")
-        .first()
-    )
-    if rnd is None or rnd.status != Round.Status.SETTLED or not rnd.settled_at:
-        return None
-    if rnd.settled_at < since:
-        return None
-    try:
-        if cache.get(shown_key(rnd.pk)):
-            return None
-    except Exception:  # the cache is down: showing a result twice beats not at all
-        logger.warning("could not read whether round %s was shown", rnd.pk, exc_info=True)
     return rnd
 
 
@@ -266,8 +276,11 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         self.fast = fast
         self.language = scope_language(dict(self.scope))
         self.group = reveal_group(user.pk)
-        # (round id, squeeze side, when BET reached the server: a time.time())
-        self.rounds: asyncio.Queue[tuple[int, str | None, float | None]] = asyncio.Queue()
+        # (round, squeezed side, the last step a socket already sent or None,
+        # when BET reached the server: a time.time(), or None).
+        self.rounds: asyncio.Queue[tuple[int, str | None, int | None, float | None]] = (
+            asyncio.Queue()
+        )
         self.worker: asyncio.Task[None] | None = None
         self.speed_event = asyncio.Event()
         self.client_event = asyncio.Event()
@@ -278,7 +291,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         # Looked up once in the group and before the page can BET on this
         # socket: a round committed later comes as a push.
         try:
-            unshown = await self._unshown_result()
+            unshown = await self._unshown_reveal()
         except Exception:
             logger.exception("could not resume the reveal for player %s", self.user.pk)
             unshown = None
@@ -286,13 +299,22 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         if unshown is not None:
             await self._resume(*unshown)
 
-    async def _resume(self, round_id: int, html: str) -> None:
-        """Send the result of a round whose reveal no socket finished."""
+    async def _resume(self, round_id: int, progress: Progress | None) -> None:
+        """Show a round whose reveal no socket finished: one cut off midway
+        from its deal, the steps already sent at once, then the rest as
+        usual; one never started (its page shows it settled), its result."""
         if round_id in self.known:
             return
         self.known.add(round_id)
-        await self.send(text_data=html)
-        await asyncio.shield(mark_shown(round_id))
+        if progress is None:
+            html = await self._result_html(round_id)
+            if html:
+                await self.send(text_data=html)
+                await asyncio.shield(mark_shown(round_id))
+            return
+        await self.rounds.put((round_id, progress.squeeze, progress.step, None))
+        if self.worker is None or self.worker.done():
+            self.worker = asyncio.create_task(self._reveal_rounds())
 
     async def disconnect(self, code: int) -> None:
         worker = getattr(self, "worker", None)
@@ -340,7 +362,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         squeeze = event.get("squeeze")
         bet_at = event.get("bet_at")
         bet_at = float(bet_at) if isinstance(bet_at, int | float) else None
-        await self.rounds.put((round_id, squeeze if squeeze in SIDES else None, bet_at))
+        await self.rounds.put((round_id, squeeze if squeeze in SIDES else None, None, bet_at))
         if self.worker is None or self.worker.done():
             self.worker = asyncio.create_task(self._reveal_rounds())
 
@@ -353,7 +375,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     async def _reveal_rounds(self) -> None:
         """Show queued rounds one after another (a second tab may BET meanwhile)."""
         while not self.rounds.empty():
-            round_id, squeeze, bet_at = await self.rounds.get()
+            round_id, squeeze, progress, bet_at = await self.rounds.get()
             try:
                 steps = await self._steps(round_id, squeeze)
             except Exception:
@@ -361,7 +383,14 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 continue
             if not steps:  # not this player's Baccarat round, or not visible to this read
                 logger.warning("round %s has no reveal for player %s", round_id, self.user.pk)
-            for step in steps:
+            # A resumed reveal: what a socket already sent comes back at once.
+            start = resume_point(steps, progress) if progress is not None else 0
+            for index, step in enumerate(steps):
+                if index < start:
+                    await self.send(text_data=step.html)
+                    continue
+                if step.name != "result":
+                    await asyncio.shield(note_progress(round_id, index, squeeze))
                 action = CLIENT_ACTIONS.get(step.pause)
                 if action is not None:
                     # Armed before the send: the answer may come back at once.
@@ -419,12 +448,19 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         return Profile.objects.filter(user=self.user).values_list("fast_play", flat=True).first()
 
     @in_thread
-    def _unshown_result(self) -> tuple[int, str] | None:
+    def _unshown_reveal(self) -> tuple[int, Progress | None] | None:
         rnd = unshown_round(self.user, self.slug)
         if rnd is None:
             return None
+        return rnd.pk, reveal_progress(rnd.pk)
+
+    @in_thread
+    def _result_html(self, round_id: int) -> str:
+        rnd = revealed_round(self.user, round_id)
+        if rnd is None:
+            return ""
         with translation.override(self.language):
-            return rnd.pk, result_step(rnd, table=rnd.table).html
+            return result_step(rnd, table=rnd.table).html
 
     @in_thread
     def _steps(self, round_id: int, squeeze: str | None = None) -> list[RevealStep]:

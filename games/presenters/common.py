@@ -166,8 +166,30 @@ def denominations(chips: Sequence[Any]) -> list[Decimal]:
     return sorted({chip_value(chip_value(chip) * mult) for chip in chips for mult in MULTIPLIERS})
 
 
-def chip_views(chips: Sequence[Any]) -> list[ChipView]:
+# The colour of each usual chip value, the same at every table of both games
+# (chip-c0 white, c1 red, c2 blue, c3 green, c4 black, c5 purple, c6 orange,
+# c7 gold: css/casino.css). Chosen so that no rack of the preset tables, at
+# any multiplier, shows two chips of one colour.
+CHIP_COLOUR_OF: dict[Decimal, int] = {
+    Decimal(value): colour
+    for value, colour in {
+        "0.1": 2, "0.5": 5, "1": 0, "5": 1, "10": 2, "25": 3, "50": 6, "100": 4,
+        "250": 5, "500": 5, "1000": 7, "2500": 0, "5000": 1, "10000": 3, "50000": 6,
+    }.items()
+}  # fmt: skip
+
+
+def chip_colour(chips: Sequence[Any], value: Any) -> int:
+    """The colour of a chip of ``value``: its usual colour, or for another
+    value its place among the denominations of this table's rack."""
+    found = chip_value(value)
+    if found in CHIP_COLOUR_OF:
+        return CHIP_COLOUR_OF[found]
     denoms = denominations(chips)
+    return denoms.index(found) % CHIP_COLOURS if found in denoms else 0
+
+
+def chip_views(chips: Sequence[Any]) -> list[ChipView]:
     views = []
     for i, chip in enumerate(chips):
         value = chip_value(chip)
@@ -176,7 +198,7 @@ def chip_views(chips: Sequence[Any]) -> list[ChipView]:
                 base=value,
                 value=value,
                 label=chip_label(value),
-                colour=denoms.index(value) % CHIP_COLOURS,
+                colour=chip_colour(chips, value),
                 selected=i == 0,
                 units=int(value * UNITS_PER_CHIP),
             )

@@ -24,7 +24,7 @@ from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
 from games.models import Profile, Round, Table, TableVersion
 from games.money import decimal_pays
-from games.presenters.common import settled_kind
+from games.presenters.common import chip_colour, chip_views, settled_kind
 from games.services import account as account_service
 from games.services.war import WAR_CARD_COUNT
 
@@ -39,7 +39,6 @@ FAST_CARD_TIME = 0.25
 SPOTS = ("tie_bet", "ante", "raise")
 SPOT_IDS = {"tie_bet": "tie", "ante": "ante", "raise": "raise"}
 STACK_SHOWN = 8  # chips drawn on a spot; the amount under it says the rest
-CHIP_COLOURS = 5  # chip-1 .. chip-5 in war.css
 
 
 def deal_timing(*, fast: bool) -> tuple[float, float]:
@@ -81,7 +80,7 @@ def stake_stack(chips: Sequence[int], amount: int) -> list[dict[str, int]]:
     stack: list[dict[str, int]] = []
     for value in sorted(chips, reverse=True):
         while left >= value and len(stack) < STACK_SHOWN:
-            stack.append({"value": value, "colour": list(chips).index(value) % CHIP_COLOURS + 1})
+            stack.append({"value": value, "colour": chip_colour(chips, value)})
             left -= value
     return stack
 
@@ -301,6 +300,7 @@ def table_context(
     panel. The menu's history and bet options load when their tab opens."""
     return {
         "table": table,
+        "chips": chip_views(table.chips),
         "empty_stakes": stake_views(None, chips=table.chips, version=version),
         "fast": profile.fast_play,
         "version": version,

@@ -195,10 +195,13 @@ def _window(rounds: Sequence[RoadRound], cols: dict[str, int], history: int) -> 
     )
 
 
-def table_roads(*, user: User, table: Table) -> RoadWindow:
+def table_roads(*, user: User, table: Table, before_seq: int | None = None) -> RoadWindow:
     """The five roads with their ask cells, and LAST 60 GAMES, for the table
-    screen (and the reveal's last step, every round)."""
+    screen (and the reveal's last step, every round). With ``before_seq``:
+    without that round and later ones (a round whose reveal is unfinished)."""
     rounds = recent_rounds(user=user, table=table, limit=TABLE_ROUNDS)
+    if before_seq is not None:
+        rounds = [r for r in rounds if r.seq < before_seq]
     return _window(rounds, TABLE_COLS, HISTORY_ROUNDS)
 
 

@@ -29,6 +29,7 @@ from games.models import Profile, Table
 from games.presenters import baccarat as presenter
 from games.presenters import table_history as table_history_presenter
 from games.presenters.common import truthy
+from games.selectors import reveal as reveal_selectors
 from games.selectors import roads as road_selectors
 from games.selectors import table_history as table_history_selectors
 from games.selectors.players import account_for, profile_for
@@ -72,6 +73,10 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
         user=request.user, version=version, profile=account.profile, chips=table.chips
     )
     last = road_selectors.latest_round(user=request.user, table=table)
+    # A round whose reveal the player has not seen to the end (a reload mid
+    # deal or mid squeeze): the felt as its reveal starts, its result kept
+    # off the roads and the balance, and the socket shows the rest.
+    revealing = last if reveal_selectors.unfinished_reveal(last) else None
     visit = squeeze_state.new_visit()  # a clip watched on an earlier render no longer counts
     state = squeeze_state.load(request, table)
     context = presenter.table_context(
@@ -81,12 +86,16 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
         balance=account.balance,
         profile=account.profile,
         last=last,
-        roads=road_selectors.table_roads(user=request.user, table=table),
+        roads=road_selectors.table_roads(
+            user=request.user, table=table, before_seq=revealing.seq if revealing else None
+        ),
         rebet=rebet_for(limits, account.balance, last.bets if last else None),
         squeeze=presenter.squeeze_toggle(
             threshold=table.squeeze_threshold, on=state.on, by_promo=False, visit=visit
         ),
     )
+    if revealing is not None:
+        context.update(presenter.revealing_context(revealing))
     context["promo_seconds"] = service.PROMO_SECONDS
     response = render(request, TEMPLATE, context)
     squeeze_state.start_visit(response, table, visit)

@@ -2,10 +2,9 @@
    fallback when the reveal does not arrive. The bet slip is slip.js; the
    rest is htmx: BET posts the slip, and the websocket pushes fragments that
    the htmx ws extension swaps by id. */
-(function () {
-  "use strict";
+import { sound } from "./sound.js";
+import { celebrate } from "./win.js";
 
-  var sound = window.CasinoSound || { configure: function () {}, play: function () {}, playFrom: function () {} };
 
   function applyPrefs() {
     var prefs = document.getElementById("bac-prefs");
@@ -82,6 +81,14 @@
     });
   }
 
+  // The round's end, read out: the result line as the banner shows it.
+  function announceResult() {
+    var result = document.getElementById("bac-result");
+    var out = document.getElementById("bac-announce");
+    if (!result || !out) return;
+    out.textContent = result.textContent.replace(/\s+/g, " ").trim();
+  }
+
   // Fragments pushed by the websocket: the deal, sounds, and the end of a round.
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
     var html = evt.detail && evt.detail.message;
@@ -89,6 +96,8 @@
     dealt(html);
     sound.playFrom(html);
     if (html.indexOf('id="bac-phase"') !== -1 && html.indexOf('data-phase="done"') !== -1) {
+      announceResult();
+      celebrate(document.getElementById("bac-result"), ".result-net");
       refreshRoadsDetail();
       document.body.dispatchEvent(new CustomEvent("bac:round-done"));
     }
@@ -142,4 +151,3 @@
   });
 
   applyPrefs();
-})();

@@ -9,8 +9,6 @@
    actually drawn counts (a hidden tab pauses requestAnimationFrame). Closing
    the dialog stops the clip; opening it again starts over. The canvas's
    data-* attributes carry the translated texts. */
-(function () {
-  "use strict";
 
   var dialog = null;
   var canvas = null;
@@ -273,4 +271,3 @@
       window.setTimeout(function () { if (dialog.open) dialog.close(); }, 1600);
     }
   });
-})();

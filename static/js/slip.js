@@ -11,13 +11,12 @@
    them back to the rack. Chips go down by a click or tap on an area, or by
    dragging (mouse) or swiping (touch) a chip from the rack onto one; the
    REMOVE tool takes the last chip off an area per click. */
-(function () {
-  "use strict";
+import { chipColour, dragChips } from "./chips.js";
+import { sound } from "./sound.js";
 
   var UNITS = 100;
   var MULTIPLIERS = [1, 10, 100];
   var STACK_SHOWN = 5;
-  var DRAG_START = 6; // pixels a pointer moves before a press becomes a drag
 
   function newKey() {
     if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID().replace(/-/g, "");
@@ -277,8 +276,7 @@
       values = this.stacks[area] || [];
     }
     return values.slice(-STACK_SHOWN).map(function (value) {
-      var at = denoms.indexOf(value);
-      return { value: value, colour: (at < 0 ? 0 : at) % 8 };
+      return { value: value, colour: chipColour(value, denoms) };
     });
   };
 
@@ -391,68 +389,6 @@
     });
   };
 
-  // --- dragging a chip from the rack (mouse) or swiping it (touch) ----------
-
-  function dragChips(slip) {
-    var drag = null;
-
-    function areaAt(x, y) {
-      var el = document.elementFromPoint(x, y);
-      var area = el && el.closest("[data-area]");
-      return area && slip.form.contains(area) ? area : null;
-    }
-
-    function mark(area) {
-      slip.form.querySelectorAll(".area.drop-target").forEach(function (el) {
-        if (el !== area) el.classList.remove("drop-target");
-      });
-      if (area) area.classList.add("drop-target");
-    }
-
-    slip.form.addEventListener("pointerdown", function (evt) {
-      var face = evt.target.closest("[data-chip-drag]");
-      if (!face || evt.button > 0) return;
-      drag = { face: face, value: Number(face.dataset.chipDrag), x: evt.clientX, y: evt.clientY, ghost: null, id: evt.pointerId };
-    });
-
-    document.addEventListener("pointermove", function (evt) {
-      if (!drag || evt.pointerId !== drag.id) return;
-      if (!drag.ghost) {
-        if (Math.abs(evt.clientX - drag.x) + Math.abs(evt.clientY - drag.y) < DRAG_START) return;
-        drag.ghost = drag.face.cloneNode(true);
-        drag.ghost.classList.add("chip-ghost");
-        drag.ghost.removeAttribute("data-testid");
-        document.body.appendChild(drag.ghost);
-        document.body.classList.add("dragging-chip");
-      }
-      drag.ghost.style.left = evt.clientX + "px";
-      drag.ghost.style.top = evt.clientY + "px";
-      mark(areaAt(evt.clientX, evt.clientY));
-      evt.preventDefault();
-    }, { passive: false });
-
-    function finish(evt) {
-      if (!drag || evt.pointerId !== drag.id) return;
-      var moved = drag.ghost;
-      if (moved) {
-        drag.ghost.remove();
-        document.body.classList.remove("dragging-chip");
-        var area = areaAt(evt.clientX, evt.clientY);
-        mark(null);
-        if (area && evt.type === "pointerup") {
-          slip.chip = drag.value;
-          if (slip.add(area.dataset.area) && window.CasinoSound) window.CasinoSound.play("chip");
-        }
-        // The click that ends a drag lands on the common ancestor of the chip
-        // and the area (no chip, no area): it selects and adds nothing.
-        window.setTimeout(function () { slip.render(); }, 0);
-      }
-      drag = null;
-    }
-    document.addEventListener("pointerup", finish);
-    document.addEventListener("pointercancel", finish);
-  }
-
   function store(name) {
     var key = "slip:" + name;
     return {
@@ -465,12 +401,11 @@
     };
   }
 
-  window.CasinoSlip = { BetSlip: BetSlip, formatChips: formatChips, chipLabel: chipLabel, store: store };
+  export { BetSlip, formatChips, chipLabel, store };
 
-  var form = document.querySelector("form[data-slip-table]");
-  if (!form) return;
+  // The Baccarat table's slip (War builds its bet in war.js with store()).
+  function start(form) {
   var slip = new BetSlip(form);
-  window.CasinoSlip.current = slip;
   var sent = null;
 
   form.addEventListener("click", function (evt) {
@@ -499,7 +434,23 @@
   var strip = form.querySelector("[data-rack-chips]");
   if (strip) strip.addEventListener("scroll", function () { slip.renderArrows(); }, { passive: true });
   window.addEventListener("resize", function () { slip.renderArrows(); });
-  dragChips(slip);
+  // A chip dragged (mouse) or swiped (touch) from the rack lands on the area under the pointer.
+  dragChips({
+    root: form,
+    chip: "[data-chip-drag]",
+    valueOf: function (face) { return Number(face.dataset.chipDrag); },
+    targetAt: function (el) {
+      var area = el.closest("[data-area]");
+      return area && form.contains(area) ? area : null;
+    },
+    drop: function (area, value) {
+      slip.chip = value;
+      if (slip.add(area.dataset.area)) sound.play("chip");
+      // The click that ends a drag lands on the common ancestor of the chip
+      // and the area (no chip, no area): it selects and adds nothing.
+      window.setTimeout(function () { slip.render(); }, 0);
+    },
+  });
 
   // The toggle and the squeeze stage are swapped by htmx: draw the slip's state on them again.
   document.addEventListener("htmx:afterSettle", function () { slip.render(); });
@@ -514,4 +465,7 @@
     if (text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
   });
   slip.render();
-})();
+  }
+
+  var slipForm = document.querySelector("form[data-slip-table]");
+  if (slipForm) start(slipForm);

@@ -12,8 +12,7 @@
    browser sends {"action": "continue", "slot"} and the reveal goes on.
 
    Exposes window.CasinoSqueeze.state() for tests and debugging. */
-(function () {
-  "use strict";
+import { sound } from "./sound.js";
 
   var OPEN_AT = 0.5; // let go past half of the card: it opens; before: it falls back
   var END_AT = 0.95; // dragged (nearly) to the far end: it opens at once
@@ -21,10 +20,6 @@
 
   var socket = null; // the htmx ws extension's socket wrapper (has .send)
   var peel = null; // the current peel, see newPeel()
-
-  function sound(name) {
-    if (window.CasinoSound) window.CasinoSound.play(name);
-  }
 
   function send(action, slot) {
     if (!socket) return false;
@@ -179,7 +174,7 @@
       if (stage) stage.classList.add("opened");
     }
     render();
-    sound("card");
+    sound.play("card");
     var slot = peel.slot;
     window.setTimeout(function () { send("continue", slot); }, SHOW_OPEN_MS);
   }
@@ -298,9 +293,9 @@
     if (typeof html === "string" && (html.indexOf("bac-squeeze") !== -1 || html.indexOf("bac-peel-face") !== -1)) sync();
   });
 
+  // The peel's state, for the browser tests and debugging (nothing on the page reads it).
   window.CasinoSqueeze = {
     state: function () {
       return peel && { id: peel.id, slot: peel.slot, started: peel.started, opened: peel.opened, progress: peel.depth / peel.extent };
     },
   };
-})();

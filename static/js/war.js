@@ -6,7 +6,12 @@
 // The spots (TIE BONUS, ANTE, RAISE) belong to the round region the server
 // renders: while a round is on the table they show its stakes and results;
 // when the table is clear this draws the bet being built on them. Cards slide
-// from the shoe with the shared deal.js and cards.css.
+// from the shoe with the shared cards.js and cards.css.
+
+import { dragChips } from "./chips.js";
+import { store } from "./slip.js";
+import { sound } from "./sound.js";
+import { celebrate } from "./win.js";
 
 const app = document.getElementById("war-app");
 const form = document.getElementById("war-bet-form");
@@ -27,9 +32,12 @@ if (app && form) {
   };
   const msg = (name) => limitsEl()?.dataset[name] || form.dataset[name] || "";
   const chipValues = [...form.querySelectorAll(".chip")].map((c) => Number(c.dataset.chip));
+  const colourOf = Object.fromEntries(
+    [...form.querySelectorAll(".chip")].map((c) => [Number(c.dataset.chip), c.dataset.colour]),
+  );
   // Each spot holds a stack of chips (values, last one on top), kept in
   // sessionStorage (slip.js) so a reload keeps the bet being built.
-  const saved = window.CasinoSlip?.store(`war:${app.dataset.slug}`);
+  const saved = store(`war:${app.dataset.slug}`);
   const restored = saved?.load() || {};
   const valid = (stack) =>
     Array.isArray(stack) ? stack.filter((v) => chipValues.includes(v)) : [];
@@ -55,9 +63,8 @@ if (app && form) {
   let countdown = null;
 
   const $ = (selector) => document.querySelector(selector);
-  // Sounds come from the shared sound.js when it is on the page.
-  const sound = window.CasinoSound;
-  sound?.configure({
+  // Sounds come from the shared sound.js.
+  sound.configure({
     sound: app.dataset.sound === "1",
     effects: app.dataset.effects === "1",
     music: app.dataset.music === "1",
@@ -74,7 +81,8 @@ if (app && form) {
   function discs(stack) {
     return stack.slice(-8).map((value, i, shown) => {
       const disc = document.createElement("span");
-      disc.className = `disc chip-${(chipValues.indexOf(value) % 5) + 1}`;
+      // The rack's colour for this value (the server's chip_colour, shared by both games).
+      disc.className = `disc chip-c${colourOf[value] ?? 0}`;
       disc.style.setProperty("--i", String(i));
       if (i === shown.length - 1) disc.textContent = String(value);
       return disc;
@@ -262,15 +270,34 @@ if (app && form) {
     countdown = setInterval(tick, 250);
   }
 
-  // --- the chip rack and the spots: left click adds, right click takes off --
+  // --- the chip rack and the spots: a tap (or click) adds; with REMOVE on,
+  //     it takes one off (a right click does too, on a desktop) ---------------
+  const removeTool = document.getElementById("war-remove");
+  const removing = () => removeTool?.getAttribute("aria-pressed") === "true";
+  removeTool?.addEventListener("click", () => {
+    removeTool.setAttribute("aria-pressed", removing() ? "false" : "true");
+  });
   for (const chip of form.querySelectorAll(".chip")) {
     const value = Number(chip.dataset.chip);
-    chip.addEventListener("click", () => addChip(value));
+    chip.addEventListener("click", () => (removing() ? takeChip(value) : addChip(value)));
     chip.addEventListener("contextmenu", (event) => {
       event.preventDefault();
       takeChip(value);
     });
   }
+  // A chip dragged (or swiped) from the rack onto ANTE or TIE BONUS goes down there.
+  dragChips({
+    root: form,
+    chip: ".chip[data-chip]",
+    valueOf: (face) => Number(face.dataset.chip),
+    targetAt: (el) => el.closest("#war-round .spot:not([data-fixed])"),
+    drop: (spot, value) => {
+      if (roundStatus() === "settled") pass();
+      if (roundStatus() === "open") return;
+      active = spot.dataset.area;
+      addChip(value);
+    },
+  });
   // The spots are swapped with the round region: listen on the document.
   const spotOf = (event) => event.target.closest?.("#war-round .spot:not([data-fixed])");
   document.addEventListener("click", (event) => {
@@ -279,7 +306,8 @@ if (app && form) {
     if (roundStatus() === "settled") pass();
     if (roundStatus() === "open") return;
     active = spot.dataset.area;
-    render();
+    if (removing()) takeChip();
+    else render();
   });
   document.addEventListener("contextmenu", (event) => {
     const spot = spotOf(event);
@@ -303,19 +331,32 @@ if (app && form) {
     }
   });
 
+  let lastSwapped = "";
   // Sounds of what the server just swapped in: each card as it leaves the
   // shoe, then the result once the last one has landed.
   document.body.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail?.target?.id !== "war-round" && event.detail?.elt?.id !== "war-round") return;
     const el = roundEl();
     if (!el || el.dataset.status === "empty") return;
+    // One answer swaps several parts (out of band too): react once to each new state.
+    const shown = `${el.dataset.roundId}:${el.dataset.status}`;
+    if (shown === lastSwapped) return;
+    lastSwapped = shown;
     for (const card of el.querySelectorAll(".playing-card.dealt")) {
       const delay = parseFloat(card.style.getPropertyValue("--deal-delay")) || 0;
       setTimeout(() => play("card"), delay * 1000);
     }
     const result = el.querySelector("[data-sound]");
     const reveal = parseFloat(el.style.getPropertyValue("--reveal")) || 0;
-    if (result) setTimeout(() => play(result.dataset.sound), reveal * 1000);
+    if (result) {
+      setTimeout(() => {
+        play(result.dataset.sound);
+        celebrate(result, "[data-testid=war-net]");
+        // The round's end, read out (the round region was swapped whole).
+        const out = document.getElementById("war-announce");
+        if (out) out.textContent = result.innerText.replace(/\s+/g, " ").trim();
+      }, reveal * 1000);
+    }
   });
 
   document.body.addEventListener("htmx:afterSettle", () => {

@@ -167,7 +167,9 @@ def test_a_road_that_has_not_started_blinks_nothing(page, live_url, signed_up, o
     expect(page.get_by_test_id("table-big-eye-boy").locator(".ask-mark-player")).to_be_visible()
 
 
-def test_on_a_phone_the_roads_fold_under_a_toggle(page, live_url, signed_up, orm):
+def test_on_a_phone_the_big_road_is_a_strip_and_the_others_fold_under_a_toggle(
+    page, live_url, signed_up, orm
+):
     results = history(81, 80)
     store(signed_up, results)
     page.set_viewport_size({"width": 390, "height": 844})
@@ -175,7 +177,10 @@ def test_on_a_phone_the_roads_fold_under_a_toggle(page, live_url, signed_up, orm
     toggle = page.get_by_test_id("roads-toggle")
     expect(toggle).to_be_visible()
     expect(toggle).to_have_attribute("aria-expanded", "false")
-    expect(page.get_by_test_id("big-road")).to_be_hidden()
+    expect(page.get_by_test_id("big-road")).to_be_visible()
+    for testid in ROADS.values():
+        if testid != "big-road":
+            expect(page.get_by_test_id(testid)).to_be_hidden()
     expect(page.get_by_test_id("last60")).to_be_visible()
     toggle.click()
     expect(toggle).to_have_attribute("aria-expanded", "true")

@@ -8,10 +8,8 @@
    out-of-band swap, a websocket message), before the browser paints it.
    Without this script the cards still come in, from up and to the right.
 
-   window.CasinoDeal.prepare(root) does it by hand for cards under ``root``
-   (returns them), e.g. for content a script inserts itself. */
-(function () {
-  "use strict";
+   prepare(root), exported, does it by hand for cards under ``root``
+   (returns them), e.g. for content a script inserts itself. An ES module. */
 
   function centre(rect) {
     return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
@@ -50,5 +48,4 @@
     prepare(document);
   }
 
-  window.CasinoDeal = { prepare: prepare };
-})();
+export { prepare };

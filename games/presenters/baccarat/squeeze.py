@@ -1,0 +1,191 @@
+"""The squeeze: its toggle beside BET, the navigator, and the card peeled."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from django.utils.translation import gettext as _
+
+from games.baccarat.odds import navigator, squeeze_steps
+from games.baccarat.rules import play_coup
+from games.cards import Card
+from games.display import is_red, rank_label, suit_symbol
+from games.models import Round
+from games.services.baccarat import PAIR_OF, SIDES, squeeze_unlocked
+
+# ------------------------------------------------------------- the squeeze
+
+
+@dataclass(frozen=True)
+class SqueezeToggle:
+    """The SQUEEZE toggle beside BET: locked or unlocked, ON or OFF."""
+
+    on: bool
+    unlocked: bool
+    by_promo: bool  # unlocked by the clip for this visit (whatever the bet)
+    threshold: int  # units the slip must reach
+    visit: str
+
+
+def squeeze_toggle(
+    *, threshold: int, on: bool, by_promo: bool, visit: str, total_bet: int = 0
+) -> SqueezeToggle:
+    return SqueezeToggle(
+        on=on,
+        unlocked=squeeze_unlocked(total_bet=total_bet, threshold=threshold, promo=by_promo),
+        by_promo=by_promo,
+        threshold=threshold,
+        visit=visit,
+    )
+
+
+@dataclass(frozen=True)
+class NumberCell:
+    """One points value 0-9 on the navigator."""
+
+    points: int
+    hit: bool  # a CHANCE NO. / WIN NO.
+    left: int  # unseen cards worth these points (0: it cannot come)
+    percent: str  # the side's chance to win if the card is worth these points
+
+
+@dataclass(frozen=True)
+class NavigatorView:
+    side: str
+    card: int  # 2 or 3
+    label: str  # "CHANCE NO." | "WIN NO."
+    cells: list[NumberCell]
+    numbers: str  # the hits, space separated ("0 8 9")
+    pair_ranks: list[str] | None  # PAIR WIN NO. (None: that PAIR was not bet or a 3rd card)
+
+
+def navigator_view(
+    *,
+    decks: int,
+    player_cards: Sequence[Card],
+    banker_cards: Sequence[Card],
+    side: str,
+    pair_bet: bool,
+) -> NavigatorView:
+    """The navigator beside a peeled card, from the shown cards and the shoe only.
+
+    The hidden card is not a parameter, so nothing here can depend on it.
+    """
+    nav = navigator(decks, player_cards, banker_cards, side)
+    hits = set(nav.numbers)
+    cells = []
+    for value in range(10):
+        odds = nav.outcomes.get(value)
+        chance = (odds.player if side == "player" else odds.banker) if odds else Fraction(0)
+        cells.append(
+            NumberCell(
+                points=value,
+                hit=value in hits,
+                left=odds.count if odds else 0,
+                # Floored: 100% only when certain, over 50% only when more than half.
+                percent=f"{math.floor(chance * 100)}%",
+            )
+        )
+    return NavigatorView(
+        side=side,
+        card=nav.card,
+        label=_("CHANCE NO.") if side == "player" else _("WIN NO."),
+        cells=cells,
+        numbers=" ".join(str(v) for v in sorted(hits)),
+        pair_ranks=[rank_label(r) for r in nav.pair_ranks] if pair_bet and nav.card == 2 else None,
+    )
+
+
+@dataclass(frozen=True)
+class PeelView:
+    """The squeeze stage while a card waits to be peeled (face not sent yet)."""
+
+    slot: str
+    side: str
+    card: int  # 2 or 3
+    round_id: int
+    navigator: NavigatorView
+
+
+def squeeze_peels(rnd: Round, side: str | None) -> dict[str, PeelView]:
+    """The cards the player peels in ``rnd`` (by slot), each with its navigator.
+
+    Only the side bet can be squeezed. The core's ``squeeze_steps`` gives, for
+    each peel, the cards shown before it; the peeled card itself is left out
+    of the navigator on purpose.
+    """
+    if side not in SIDES or not rnd.bets.get(side):
+        return {}
+    coup = play_coup(Card.parse(code) for code in rnd.cards)
+    decks = int(rnd.detail.get("decks") or rnd.version.decks)
+    pair_bet = bool(rnd.bets.get(PAIR_OF[side]))
+    peels: dict[str, PeelView] = {}
+    for shown_player, shown_banker, _hidden in squeeze_steps(coup, side):
+        number = len(shown_player if side == "player" else shown_banker) + 1
+        slot = f"{side[0]}{number}"
+        nav = navigator_view(
+            decks=decks,
+            player_cards=shown_player,
+            banker_cards=shown_banker,
+            side=side,
+            pair_bet=pair_bet,
+        )
+        peels[slot] = PeelView(slot, side, number, rnd.pk, nav)
+    return peels
+
+
+@dataclass(frozen=True)
+class Pip:
+    x: int  # percent of the card's width
+    y: int  # percent of the card's height
+    flip: bool  # upside down (lower half, as printed on a real card)
+
+
+# Where the suit symbols sit on a real card (the index corners stay clear).
+_L, _C, _R = 30, 50, 70
+PIP_LAYOUTS: dict[str, tuple[tuple[int, int], ...]] = {
+    "A": ((_C, 50),),
+    "2": ((_C, 18), (_C, 82)),
+    "3": ((_C, 18), (_C, 50), (_C, 82)),
+    "4": ((_L, 18), (_R, 18), (_L, 82), (_R, 82)),
+    "5": ((_L, 18), (_R, 18), (_C, 50), (_L, 82), (_R, 82)),
+    "6": ((_L, 18), (_R, 18), (_L, 50), (_R, 50), (_L, 82), (_R, 82)),
+    "7": ((_L, 18), (_R, 18), (_C, 34), (_L, 50), (_R, 50), (_L, 82), (_R, 82)),
+    "8": ((_L, 18), (_R, 18), (_C, 34), (_L, 50), (_R, 50), (_C, 66), (_L, 82), (_R, 82)),
+    "9": ((_L, 18), (_R, 18), (_L, 39), (_R, 39), (_C, 50), (_L, 61), (_R, 61), (_L, 82), (_R, 82)),
+    "T": (
+        (_L, 18), (_R, 18), (_C, 29), (_L, 39), (_R, 39),
+        (_L, 61), (_R, 61), (_C, 71), (_L, 82), (_R, 82),
+    ),
+}  # fmt: skip
+# Court cards show a figure, not a letter: the rank shows when the card is open.
+COURT_FIGURES = {"J": "♞", "Q": "♛", "K": "♚"}
+
+
+@dataclass(frozen=True)
+class PeelFace:
+    """The peeled card's face, sent only once the player starts to peel it."""
+
+    slot: str
+    code: str
+    rank: str
+    suit: str
+    red: bool
+    pips: list[Pip]
+    figure: str  # J / Q / K: the court figure; "" for pip cards
+
+
+def peel_face(slot: str, code: str) -> PeelFace:
+    card = Card.parse(code)
+    return PeelFace(
+        slot=slot,
+        code=str(card),
+        rank=rank_label(card.rank),
+        suit=suit_symbol(card.suit),
+        red=is_red(card.suit),
+        pips=[Pip(x, y, y > 50) for x, y in PIP_LAYOUTS.get(card.rank, ())],
+        figure=COURT_FIGURES.get(card.rank, ""),
+    )

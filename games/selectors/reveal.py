@@ -1,0 +1,104 @@
+"""How far the player has seen a settled Baccarat round's reveal.
+
+A round is decided and paid at BET; its reveal is shown card by card over
+the player's socket (games/consumers/baccarat.py), which notes in the cache
+each step it sends and, at the end, that the result was shown. A table page
+opened (or reloaded) while a reveal is unfinished draws the felt as the
+reveal starts and lets the socket show the rest, so nothing the player has
+not seen is skipped. Marks live ``CASINO_REVEAL_RESUME_SECONDS``.
+
+A round whose reveal no socket started (the socket was down at BET) is
+shown settled by its page, and a socket that connects then sends only its
+result.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import NamedTuple
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.utils import timezone
+
+from games.models import Game, Round
+
+logger = logging.getLogger(__name__)
+
+
+class Progress(NamedTuple):
+    """The last reveal step a socket sent of a round, and the side squeezed."""
+
+    step: int
+    squeeze: str | None
+
+
+def shown_key(round_id: int) -> str:
+    """The cache key that says a round's reveal reached its result on a socket."""
+    return f"reveal-shown:{round_id}"
+
+
+def progress_key(round_id: int) -> str:
+    """The cache key of the last step of a round's reveal a socket sent."""
+    return f"reveal-progress:{round_id}"
+
+
+def progress_value(step: int, squeeze: str | None) -> str:
+    return f"{step}:{squeeze or ''}"
+
+
+def reveal_progress(round_id: int) -> Progress | None:
+    """How far a socket got in this round's reveal, if one started it."""
+    try:
+        raw = cache.get(progress_key(round_id))
+    except Exception:  # the cache is down: the reveal starts again from its deal
+        logger.warning("could not read the reveal progress of round %s", round_id, exc_info=True)
+        return None
+    if not raw:
+        return None
+    if isinstance(raw, bytes):
+        raw = raw.decode()
+    step, _, squeeze = str(raw).partition(":")
+    try:
+        return Progress(int(step), squeeze or None)
+    except ValueError:
+        return None
+
+
+def _unshown(rnd: Round | None) -> bool:
+    """Whether ``rnd`` is a settled round of the last
+    ``CASINO_REVEAL_RESUME_SECONDS`` whose result no socket has shown."""
+    since = timezone.now() - dt.timedelta(seconds=settings.CASINO_REVEAL_RESUME_SECONDS)
+    if rnd is None or rnd.status != Round.Status.SETTLED or not rnd.settled_at:
+        return False
+    if rnd.settled_at < since:
+        return False
+    try:
+        return not cache.get(shown_key(rnd.pk))
+    except Exception:  # the cache is down: showing a result twice beats not at all
+        logger.warning("could not read whether round %s was shown", rnd.pk, exc_info=True)
+        return True
+
+
+def unfinished_reveal(rnd: Round | None) -> Progress | None:
+    """How far a socket got in ``rnd``'s reveal, if it started it and none
+    reached the result (a page reloaded mid deal or mid squeeze). A round
+    whose reveal never started (the socket was down at BET) is not one: its
+    page shows it settled, as a page without a socket must."""
+    if rnd is None or rnd.game != Game.BACCARAT or not _unshown(rnd):
+        return None
+    return reveal_progress(rnd.pk)
+
+
+def unshown_round(user: User, slug: str) -> Round | None:
+    """The player's latest Baccarat round at this table, settled within
+    ``CASINO_REVEAL_RESUME_SECONDS``, whose reveal no socket finished."""
+    rnd = (
+        Round.objects.select_related("player", "table", "version")
+        .filter(player=user, game=Game.BACCARAT, table__slug=slug)
+        .order_by("-id")
+        .first()
+    )
+    return rnd if _unshown(rnd) else None

@@ -1,0 +1,89 @@
+// Chips carried from the rack onto the felt, shared by both tables: a press
+// on a chip that moves more than a few pixels becomes a drag (a mouse) or a
+// swipe (a finger); a ghost chip follows the pointer, the place under it is
+// marked, and letting go over one puts the chip down there. A press that
+// does not move stays a plain tap or click. Pointer events only, so a
+// mouse, a pen and a finger work the same way.
+
+export const DRAG_START = 6; // pixels a pointer moves before a press becomes a drag
+
+// The colour of each usual chip value (in chips), as the server's
+// games.presenters.common.CHIP_COLOUR_OF: chip-c0 .. chip-c7 of css/casino.css.
+const COLOUR_OF = {
+  0.1: 2, 0.5: 5, 1: 0, 5: 1, 10: 2, 25: 3, 50: 6, 100: 4,
+  250: 5, 500: 5, 1000: 7, 2500: 0, 5000: 1, 10000: 3, 50000: 6,
+};
+
+/** A chip's colour from its value in minor units (100 a chip); another value
+ *  takes its place among ``denominations`` (units), as on the server. */
+export function chipColour(units, denominations = []) {
+  const chips = units / 100;
+  if (Object.hasOwn(COLOUR_OF, chips)) return COLOUR_OF[chips];
+  const at = denominations.indexOf(units);
+  return (at < 0 ? 0 : at) % 8;
+}
+
+/**
+ * Lets chips be dragged onto drop targets.
+ *   root: where presses on chips are listened for
+ *   chip: selector of a draggable chip face inside root
+ *   valueOf(face): the chip's value
+ *   targetAt(element): the drop target holding element, or null
+ *   drop(target, value): puts the chip down; returns true if it went down
+ */
+export function dragChips({ root, chip, valueOf, targetAt, drop }) {
+  let drag = null;
+
+  const under = (x, y) => {
+    const el = document.elementFromPoint(x, y);
+    return el ? targetAt(el) : null;
+  };
+  const mark = (target) => {
+    for (const el of document.querySelectorAll(".drop-target")) {
+      if (el !== target) el.classList.remove("drop-target");
+    }
+    target?.classList.add("drop-target");
+  };
+
+  root.addEventListener("pointerdown", (evt) => {
+    const face = evt.target.closest?.(chip);
+    if (!face || evt.button > 0) return;
+    drag = { face, value: valueOf(face), x: evt.clientX, y: evt.clientY, ghost: null, id: evt.pointerId };
+  });
+
+  document.addEventListener(
+    "pointermove",
+    (evt) => {
+      if (!drag || evt.pointerId !== drag.id) return;
+      if (!drag.ghost) {
+        if (Math.abs(evt.clientX - drag.x) + Math.abs(evt.clientY - drag.y) < DRAG_START) return;
+        drag.ghost = drag.face.cloneNode(true);
+        drag.ghost.classList.add("chip-ghost");
+        drag.ghost.removeAttribute("data-testid");
+        drag.ghost.removeAttribute("id");
+        drag.ghost.setAttribute("aria-hidden", "true");
+        document.body.appendChild(drag.ghost);
+        document.body.classList.add("dragging-chip");
+      }
+      drag.ghost.style.left = `${evt.clientX}px`;
+      drag.ghost.style.top = `${evt.clientY}px`;
+      mark(under(evt.clientX, evt.clientY));
+      evt.preventDefault();
+    },
+    { passive: false },
+  );
+
+  const finish = (evt) => {
+    if (!drag || evt.pointerId !== drag.id) return;
+    const { ghost, value } = drag;
+    drag = null;
+    if (!ghost) return;
+    ghost.remove();
+    document.body.classList.remove("dragging-chip");
+    const target = under(evt.clientX, evt.clientY);
+    mark(null);
+    if (target && evt.type === "pointerup") drop(target, value);
+  };
+  document.addEventListener("pointerup", finish);
+  document.addEventListener("pointercancel", finish);
+}

@@ -1,0 +1,239 @@
+"""Both tables fit the hand: at six screen sizes, from an upright phone to a
+large desktop, everything a round needs is on screen at the top of the page,
+without scrolling and not covered, before a round and after its result; and
+nothing on the page jumps while a round is played (an error included)."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+
+import pytest
+from playwright.sync_api import expect
+
+from games.baccarat.rules import play_coup
+from games.models import Profile
+from tests.seeds import find_seed, war_cases
+
+pytestmark = pytest.mark.browser
+
+SIZES = {
+    "390x844": {"width": 390, "height": 844},
+    "360x740": {"width": 360, "height": 740},
+    "844x390": {"width": 844, "height": 390},
+    "768x1024": {"width": 768, "height": 1024},
+    "1280x800": {"width": 1280, "height": 800},
+    "1920x1080": {"width": 1920, "height": 1080},
+}
+PHONES = {"390x844", "360x740", "844x390"}
+
+BACCARAT = "/baccarat/baccarat-social/"
+BACCARAT_PARTS = [
+    "board",
+    "area-player",
+    "area-banker",
+    "area-tie",
+    "rack",
+    "bet",
+    "big-road",
+    "header-balance",
+]
+WAR = "/war/casino-war/"
+WAR_PARTS = ["war-round", "spot-ante", "spot-tie", "btn-deal", *(f"chip-{c}" for c in (1, 5, 25))]
+CLIENT_SEED = "fit-tests"
+
+# Every layout shift the page makes, from its first paint: user input does
+# not excuse one here (an error line that pushes the chips down moves them
+# under the player's thumb however it came).
+LAYOUT_SHIFTS = """
+window.__shifts = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    window.__shifts.push({
+      value: entry.value,
+      nodes: (entry.sources || []).map((s) => s.node && (s.node.id || s.node.className || s.node.nodeName)),
+    });
+  }
+}).observe({ type: "layout-shift", buffered: true });
+"""
+
+# Whether an element is wholly inside the viewport and is what a tap at its
+# corners and at its centre would reach. The corners are taken a little in,
+# past rounded edges: on a round chip or spot, where the circle passes.
+UNCOVERED = """
+(el) => {
+  const r = el.getBoundingClientRect();
+  const inside = r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
+    && r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+  const radius = getComputedStyle(el).borderTopLeftRadius;
+  const side = Math.min(r.width, r.height);
+  const round = radius.endsWith("%") ? parseFloat(radius) >= 50 : parseFloat(radius) >= side / 2 - 1;
+  const inset = round ? side * 0.17 : 4 + 0.3 * (parseFloat(radius) || 0);
+  const dx = Math.min(inset, r.width / 4), dy = Math.min(inset, r.height / 4);
+  const points = [
+    [r.left + r.width / 2, r.top + r.height / 2],
+    [r.left + dx, r.top + dy], [r.right - dx, r.top + dy],
+    [r.left + dx, r.bottom - dy], [r.right - dx, r.bottom - dy],
+  ];
+  const covered = points.filter(([x, y]) => {
+    const hit = document.elementFromPoint(x, y);
+    return !(hit && (hit === el || el.contains(hit)));
+  }).map(([x, y]) => {
+    const hit = document.elementFromPoint(x, y);
+    return hit ? (hit.dataset.testid || hit.id || hit.className || hit.nodeName) : null;
+  });
+  return { inside, covered, box: [r.left, r.top, r.right, r.bottom].map(Math.round) };
+}
+"""
+
+
+@cache
+def baccarat_seed() -> str:
+    """A Social shoe where PLAYER wins with no pair."""
+
+    def wanted(shoe) -> bool:
+        coup = play_coup(shoe)
+        return coup.winner == "player" and not coup.player_pair and not coup.banker_pair
+
+    return find_seed("fit-player-wins", CLIENT_SEED, 1, wanted)
+
+
+@cache
+def war_seed() -> str:
+    return find_seed("fit-war", CLIENT_SEED, 6, lambda shoe: "win" in war_cases(shoe))
+
+
+def next_shoe(username: str, seed: str) -> None:
+    Profile.objects.filter(user__username=username).update(
+        next_server_seed=seed, client_seed=CLIENT_SEED, nonce=0
+    )
+
+
+def all_in_view(page, testids: list[str], when: str) -> None:
+    page.evaluate("window.scrollTo(0, 0)")
+    problems = {}
+    for testid in testids:
+        element = page.get_by_test_id(testid)
+        expect(element).to_have_count(1)
+        seen = element.evaluate(UNCOVERED)
+        if not seen["inside"] or seen["covered"]:
+            problems[testid] = seen
+    assert not problems, f"{when}: {problems}"
+
+
+def cumulative_shift(page) -> float:
+    return page.evaluate("window.__shifts.reduce((sum, s) => sum + s.value, 0)")
+
+
+def open_at(page, live_url, size: str, path: str):
+    """The signed-up player's page, resized, with the layout-shift observer
+    in place before the table's first paint."""
+    page.set_viewport_size(SIZES[size])
+    page.add_init_script(LAYOUT_SHIFTS)
+    page.goto(live_url + path)
+
+
+def play_baccarat_round(page) -> None:
+    # An error first: REBET with no previous bet at this table.
+    page.get_by_test_id("rebet").click()
+    expect(page.get_by_test_id("slip-error")).to_be_visible()
+    page.get_by_test_id("chip-5").click()
+    page.get_by_test_id("area-player").click()
+    page.get_by_test_id("area-player").click()
+    expect(page.get_by_test_id("bet-total")).to_have_text("10")
+    page.get_by_test_id("bet").click()
+    expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done", timeout=20_000)
+    expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")
+
+
+def play_war_round(page) -> None:
+    # An error first: DEAL with no ante.
+    page.get_by_test_id("btn-deal").click()
+    expect(page.get_by_test_id("bet-note")).not_to_be_empty()
+    page.get_by_test_id("spot-ante").click()
+    page.get_by_test_id("chip-5").click()
+    page.get_by_test_id("chip-5").click()
+    page.get_by_test_id("btn-deal").click()
+    expect(page.get_by_test_id("war-result")).to_be_visible(timeout=20_000)
+    # The deal's animation is over once the result has faded in.
+    page.wait_for_timeout(1500)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_baccarat_round_fits_the_screen_and_nothing_jumps(page, live_url, signed_up, orm, size):
+    next_shoe(signed_up, baccarat_seed())
+    open_at(page, live_url, size, BACCARAT)
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    all_in_view(page, BACCARAT_PARTS, "before a round")
+    play_baccarat_round(page)
+    page.wait_for_timeout(800)
+    all_in_view(page, BACCARAT_PARTS, "after the result")
+    # The chips on PLAYER leave its name and its WIN badge in sight.
+    stack = page.locator("#bac-bet-player .stack").bounding_box()
+    for part in ("[data-testid=area-player] .area-name", "[data-testid=outcome-player]"):
+        box = page.locator(part).bounding_box()
+        apart = (
+            box["x"] + box["width"] <= stack["x"]
+            or stack["x"] + stack["width"] <= box["x"]
+            or box["y"] + box["height"] <= stack["y"]
+            or stack["y"] + stack["height"] <= box["y"]
+        )
+        assert apart, (part, box, stack)
+    expect(page.get_by_test_id("outcome-player")).to_have_attribute("data-outcome", "won")
+    shifts = page.evaluate("window.__shifts")
+    assert cumulative_shift(page) <= 0.05, shifts
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_war_round_fits_the_screen_and_nothing_jumps(page, live_url, signed_up, orm, size):
+    next_shoe(signed_up, war_seed())
+    open_at(page, live_url, size, WAR)
+    all_in_view(page, WAR_PARTS, "before a round")
+    play_war_round(page)
+    all_in_view(page, WAR_PARTS, "after the result")
+    shifts = page.evaluate("window.__shifts")
+    assert cumulative_shift(page) <= 0.05, shifts
+
+
+# A 1-deck Social shoe whose Player's 2nd card is peeled (tests/browser/test_squeeze_browser.py).
+SQUEEZE_SEED = hashlib.sha256(b"squeeze-browser-210").hexdigest()
+
+
+def play_squeezed_round(page, size: str) -> None:
+    """1,000 on PLAYER (the Social table's threshold), SQUEEZE ON, BET, then
+    each card offered is opened with OPEN until the round ends."""
+    page.get_by_test_id("chip-100").click()
+    page.get_by_test_id("multiplier").click()  # x10
+    page.get_by_test_id("area-player").click()
+    expect(page.get_by_test_id("amount-player")).to_have_text("1,000")
+    page.get_by_test_id("squeeze-button").click()
+    expect(page.get_by_test_id("squeeze-toggle")).to_have_attribute("data-on", "1")
+    page.get_by_test_id("bet").click()
+    stage = page.get_by_test_id("squeeze-stage")
+    expect(stage).to_be_visible()
+    page.wait_for_timeout(400)  # the stage's entrance
+    box = stage.bounding_box()
+    viewport = SIZES[size]
+    if size in PHONES:
+        # On a phone the card being peeled fills the screen.
+        assert box == {"x": 0, "y": 0, **viewport}, box
+    all_in_view(page, ["peel-card", "peel-open"], "while squeezing")
+    while page.locator("#bac-phase").get_attribute("data-phase") != "done":
+        if page.get_by_test_id("peel-open").is_visible():
+            page.get_by_test_id("peel-open").click(timeout=3000)
+        page.wait_for_timeout(300)
+    expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_squeezed_round_fills_a_phone_and_nothing_jumps(page, live_url, signed_up, orm, size):
+    Profile.objects.filter(user__username=signed_up).update(
+        next_server_seed=SQUEEZE_SEED, client_seed="squeeze-browser", nonce=0
+    )
+    open_at(page, live_url, size, BACCARAT)
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    play_squeezed_round(page, size)
+    page.wait_for_timeout(800)
+    all_in_view(page, BACCARAT_PARTS, "after a squeezed round")
+    shifts = page.evaluate("window.__shifts")
+    assert cumulative_shift(page) <= 0.05, shifts

@@ -1,0 +1,115 @@
+"""A Baccarat table reloaded in the middle of a round goes on where the
+round was: the reveal continues card by card to the result, a squeeze the
+player had not finished is offered again, and nothing of the round (cards,
+winner, payout, roads) shows before the player has seen it."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from games.models import Profile, Round
+from games.presenters.baccarat import deal_order
+
+pytestmark = pytest.mark.browser
+
+TABLE = "/baccarat/baccarat-social/"
+# A 1-deck Social shoe whose Player's 2nd card is peeled: 9H JS 8H 5S AH, Player 7 wins
+# (tests/browser/test_squeeze_browser.py).
+SQUEEZE_SEED = hashlib.sha256(b"squeeze-browser-210").hexdigest()
+
+# What the page showed as it was first drawn (before its socket said
+# anything), and every fragment the socket sent after, in order.
+WATCH = """
+window.__firstDraw = null;
+window.__messages = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const result = document.getElementById("bac-result");
+  window.__firstDraw = {
+    winner: result ? result.dataset.winner || null : null,
+    phase: document.getElementById("bac-phase")?.dataset.phase,
+    cards: [...document.querySelectorAll("#bac-board [data-card]")].map((c) => c.dataset.card),
+    beads: document.querySelectorAll("[data-testid=bead-plate] .bead").length,
+  };
+});
+document.addEventListener("htmx:wsAfterMessage", (evt) => window.__messages.push(evt.detail.message));
+"""
+
+
+def latest_round(username: str) -> Round:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        rnd = Round.objects.filter(player__username=username).order_by("-pk").first()
+        if rnd is not None:
+            return rnd
+        time.sleep(0.05)
+    raise AssertionError("no round was stored")
+
+
+def open_table(page, live_url) -> None:
+    page.goto(live_url + TABLE)
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+
+
+def test_a_reload_mid_deal_goes_on_with_the_reveal(page, live_url, signed_up, orm):
+    page.add_init_script(WATCH)
+    open_table(page, live_url)
+    page.get_by_test_id("chip-5").click()
+    page.get_by_test_id("area-banker").click()
+    page.get_by_test_id("bet").click()
+    rnd = latest_round(signed_up)
+    expect(page.get_by_test_id("card-p1")).to_have_attribute("data-card", rnd.cards[0])
+    page.reload()
+
+    # Drawn as the reveal starts: no card open, no winner, the round off the roads.
+    expect(page.get_by_test_id("result")).to_have_attribute("data-winner", rnd.winner)
+    first = page.evaluate("window.__firstDraw")
+    assert first["winner"] is None and first["phase"] == "revealing", first
+    assert first["cards"] == [] and first["beads"] == 0, first
+    # The socket went on from the deal, card by card, to the result.
+    messages = page.evaluate("window.__messages")
+    assert 'data-phase="revealing"' in messages[0]
+    order = deal_order(rnd)
+    seen = [
+        next(i for i, m in enumerate(messages) if f'data-card="{code}"' in m) for _, code in order
+    ]
+    result_at = next(i for i, m in enumerate(messages) if "data-winner=" in m)
+    assert all(i < result_at for i in seen), (seen, result_at)
+    for slot, code in order:
+        expect(page.get_by_test_id(f"card-{slot}")).to_have_attribute("data-card", code)
+    expect(page.get_by_test_id("bead-plate").locator(".bead")).to_have_count(1)
+
+
+def test_a_reload_mid_squeeze_offers_the_squeeze_again(page, live_url, signed_up, orm):
+    Profile.objects.filter(user__username=signed_up).update(
+        next_server_seed=SQUEEZE_SEED, client_seed="squeeze-browser", nonce=0
+    )
+    page.add_init_script(WATCH)
+    open_table(page, live_url)
+    page.get_by_test_id("chip-100").click()
+    page.get_by_test_id("multiplier").click()  # x10
+    page.get_by_test_id("area-player").click()
+    page.get_by_test_id("squeeze-button").click()
+    expect(page.get_by_test_id("squeeze-toggle")).to_have_attribute("data-on", "1")
+    page.get_by_test_id("bet").click()
+    stage = page.get_by_test_id("squeeze-stage")
+    expect(stage).to_have_attribute("data-slot", "p2")
+    expect(page.get_by_test_id("card-p1")).to_have_attribute("data-card", "9H")
+    page.reload()
+
+    # The squeeze is offered again, on the same card, its face still unsent;
+    # the cards before it are open again.
+    expect(stage).to_have_attribute("data-slot", "p2")
+    expect(stage).to_be_visible()
+    assert page.get_by_test_id("peel-face").get_attribute("data-card") is None
+    expect(page.get_by_test_id("card-p1")).to_have_attribute("data-card", "9H")
+    expect(page.get_by_test_id("card-b1")).to_have_attribute("data-card", "JS")
+    first = page.evaluate("window.__firstDraw")
+    assert first["winner"] is None and first["cards"] == [], first
+    assert page.get_by_test_id("result").get_attribute("data-winner") is None
+    page.get_by_test_id("peel-open").click()
+    expect(page.get_by_test_id("card-p2")).to_have_attribute("data-card", "8H")
+    expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")

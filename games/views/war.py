@@ -252,7 +252,7 @@ def timed_out(request: PlayerRequest, slug: str) -> HttpResponse:
             "Time ran out for your war decision at %(table)s, so you were taken off the "
             "table. Your round is saved."
         )
-        % {"table": table.name},
+        % {"table": table.local_name},
         extra_tags=f"war-timeout resume-{table.slug}",
     )
     return redirect("lobby")

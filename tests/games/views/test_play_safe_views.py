@@ -331,3 +331,13 @@ def test_the_audit_log_shows_the_players_own_changes_in_words(superuser_client, 
     entry = AuditEntry.objects.get(action="play_safe.timeout")
     detail = superuser_client.get(reverse("admin:games_auditentry_change", args=[entry.pk]))
     assert detail.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"), [("baccarat_table", "baccarat-social"), ("war_table", "casino-war")]
+)
+def test_every_tables_menu_opens_the_play_safe_controls(tab, name, slug):
+    """The controls are one tap from the table's own menu, not only the header."""
+    body = tab.get(reverse(name, args=[slug])).content.decode()
+    link = f'href="{reverse("play_safe")}" data-testid="menu-play-safe"'
+    assert link in body

@@ -11,6 +11,7 @@ import shlex
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -76,16 +77,22 @@ def set_up_site(env: dict[str, str]) -> None:
 @contextmanager
 def serving(command: list[str], env: dict[str, str], port: int, *, seconds: float = 120):
     """``command`` in a subprocess until the block ends; the block starts
-    once the server answers on ``port`` (its URL is yielded)."""
-    proc = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    once the server answers on ``port`` (its URL is yielded). Its log goes to
+    a file: a pipe nobody reads fills up with a line a request, and the
+    server stops answering once its next write blocks."""
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
+
+    def log_tail() -> str:
+        log.seek(0)
+        return log.read().decode(errors="replace")[-2000:]
+
     try:
         deadline = time.monotonic() + seconds
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"{command[:3]} exited: {proc.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(f"{command[:3]} exited: {log_tail()}")
             try:
                 urlopen(url + "/accounts/login/", timeout=10).close()  # noqa: S310 - loopback
                 break
@@ -103,3 +110,4 @@ def serving(command: list[str], env: dict[str, str], port: int, *, seconds: floa
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        log.close()

@@ -62,12 +62,6 @@ OPERATOR = {
     "player-history": "/history/player/{player}/",
     "audit-log": "/admin/games/auditentry/",
 }
-# The table pages' own findings, fixed in the table templates (at a desktop's
-# size: on a phone the roads named here are out of the page).
-TABLE_FINDINGS: dict[str, str] = {
-    "baccarat-table": "aria-prohibited-attr: the roads (.bead-plate, .big-road, .eye, "
-    "small road) carry aria-label on an element with no role",
-}
 
 
 @pytest.fixture(scope="module")
@@ -130,9 +124,6 @@ def screens(table: dict[str, str], sizes=("desktop",)):
             lang,
             size,
             id=f"{name}-{lang}-{size}",
-            marks=[pytest.mark.xfail(strict=True, reason=TABLE_FINDINGS[name])]
-            if name in TABLE_FINDINGS and size == "desktop"
-            else [],
         )
         for name, url in table.items()
         for lang in ("en", "ja")

@@ -80,7 +80,9 @@ def test_the_operator_finds_a_player_and_deactivates_them(browser, live_url, cas
         entry = AuditEntry.objects.get(action="player.deactivate", object_id=str(player.pk))
         assert entry.actor_id == operator.pk
         assert entry.after == {"is_active": False, "reason": "chargeback under review"}
-        # Their browser is signed out: the next page is the login form.
+        # Their browser is signed out: the table leaves for the login form by
+        # itself once its socket is closed (4001), and so does any page after.
+        theirs.wait_for_url(re.compile(r"/accounts/login/"), timeout=10_000)
         theirs.goto(f"{live_url}/account/")
         assert "/login/" in theirs.url
 

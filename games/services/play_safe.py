@@ -98,6 +98,21 @@ def set_time_zone(*, user: User, name: str) -> None:
     if not valid_zone(name):
         raise GameError(_("Choose a time zone such as Asia/Tokyo or Europe/London."), code="zone")
     before = Profile.objects.select_for_update().values_list("time_zone", flat=True).get(user=user)
+    now = timezone.now()
+    if name != before and (
+        any(v is not None for v in limits_in_force(user, now).values())
+        or pending_changes(user, now)
+    ):
+        # The zone decides when each period starts: moving it to a zone just
+        # past midnight would start a fresh day at once, a raise without the
+        # 24 hours' wait.
+        raise GameError(
+            _(
+                "While a loss limit is set, your time zone stays as it is: it decides when "
+                "each limit resets. Remove your limits first (that takes 24 hours)."
+            ),
+            code="zone_locked",
+        )
     Profile.objects.filter(user=user).update(time_zone=name)
     _audit(user=user, action="play_safe.time_zone", before={"zone": before}, after={"zone": name})
 
@@ -421,11 +436,14 @@ def set_reality_interval(*, user: User, minutes: int, now: dt.datetime | None = 
     now = now or timezone.now()
     if minutes not in REALITY_INTERVALS:
         raise GameError(_("Choose off, 15, 30 or 60 minutes."), code="interval")
-    before = (
-        Profile.objects.select_for_update()
-        .values_list("reality_check_minutes", flat=True)
-        .get(user=user)
-    )
+    profile = Profile.objects.select_for_update().get(user=user)
+    before = profile.reality_check_minutes
+    if reality_due(profile, now):
+        # A new interval (or off) starts after the check that is due, never
+        # instead of it.
+        raise GameError(
+            _("A reality check is due: answer it at the table first."), code="reality_check"
+        )
     Profile.objects.filter(user=user).update(
         reality_check_minutes=minutes,
         reality_due_at=now + dt.timedelta(minutes=minutes) if minutes else None,

@@ -40,7 +40,7 @@ from games.errors import BetRefused, GameError, InsufficientChips
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.presets import WAR_AREAS
-from games.services import metrics, rounds
+from games.services import metrics, play_safe, rounds
 from games.services.push import push, war_group
 from games.services.wallet import Posting, post
 from games.verify import derive_shoe
@@ -365,6 +365,20 @@ def _decide(
             % {"raise": _chips(ante), "balance": _chips(wallet.balance)},
             code="raise_short",
         )
+    if decision == "war":
+        # A loss limit set or lowered since the deal: the raise (counted as
+        # lost while the round waits) must still fit under it.
+        profile = Profile.objects.get(user=user)
+        room = play_safe.tightest(play_safe.loss_rooms(user, profile, now))
+        if room is not None and room.lost > room.limit:
+            raise BetRefused(
+                _(
+                    "Going to war could take you past your loss limit of %(limit)s chips. "
+                    "You can still surrender."
+                )
+                % {"limit": _chips(room.limit)},
+                code=play_safe.LOSS_LIMIT,
+            )
 
     version = rnd.version
     shoe = derive_shoe(rnd.server_seed, rnd.client_seed, rnd.nonce, version.decks)

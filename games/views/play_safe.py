@@ -207,7 +207,11 @@ def reality_interval(request: PlayerRequest) -> HttpResponse:
     form = RealityCheckForm(request.POST)
     if not form.is_valid():
         return _invalid(request, reality_form=form)
-    play_safe.set_reality_interval(user=request.user, minutes=form.cleaned_data["minutes"])
+    try:
+        play_safe.set_reality_interval(user=request.user, minutes=form.cleaned_data["minutes"])
+    except GameError as exc:
+        form.add_error(None, exc.message)
+        return _invalid(request, reality_form=form)
     messages.success(request, _("Your reality check is saved."))
     return redirect("play_safe")
 
@@ -294,7 +298,11 @@ def zone(request: PlayerRequest) -> HttpResponse:
     form = ZoneForm(request.POST)
     if not form.is_valid():
         return _invalid(request, zone_form=form)
-    play_safe.set_time_zone(user=request.user, name=form.cleaned_data["time_zone"])
+    try:
+        play_safe.set_time_zone(user=request.user, name=form.cleaned_data["time_zone"])
+    except GameError as exc:
+        form.add_error(None, exc.message)
+        return _invalid(request, zone_form=form)
     messages.success(request, _("Your time zone is saved."))
     return redirect("play_safe")
 

@@ -24,6 +24,7 @@ from games.models import (
     Profile,
     Round,
     Table,
+    Wallet,
 )
 from games.services import baccarat as baccarat_service
 from games.services import play_safe
@@ -80,7 +81,7 @@ def test_it_refuses_a_bet_that_could_pass_the_daily_loss_limit_before_any_chip_m
     assert "daily loss limit of 50 chips" in refused.value.message
     assert "30 chips are left" in refused.value.message
     assert ledger_rows(player) == rows
-    assert player.wallet.__class__.objects.get(user=player).balance == balance
+    assert Wallet.objects.get(user=player).balance == balance
     assert LimitRefusal.objects.filter(user=player, code="loss_limit").count() == 1
 
 
@@ -414,3 +415,62 @@ def test_the_statement_agrees_with_the_ledger(make_player):
     assert month["rounds"] == 7
     assert (month["staked"], month["returned"]) == (staked, returned)
     assert month["net"] == returned - staked
+
+
+@pytest.mark.parametrize("minutes", [60, 0])
+def test_a_due_reality_check_is_not_cleared_by_changing_its_interval(make_player, minutes):
+    """A player whose check was due posted a new interval (or off) and played
+    on without ever answering: the check that is due stays due."""
+    player = make_player(chips=1_000)
+    start = timezone.now() - dt.timedelta(minutes=20)
+    play_safe.start_session(user=player, now=start)
+    play_safe.set_reality_interval(user=player, minutes=15, now=start)
+
+    with pytest.raises(GameError) as refused:
+        play_safe.set_reality_interval(user=player, minutes=minutes)
+    assert refused.value.code == "reality_check"
+    with pytest.raises(BetRefused) as blocked:
+        war_service.play(user=player, table=war_table(), ante=CHIP, tie_bet=0, slip_key="1")
+    assert blocked.value.code == "reality_check"
+
+    play_safe.answer_reality_check(user=player)
+    play_safe.set_reality_interval(user=player, minutes=minutes)  # now it may change
+    assert Profile.objects.get(user=player).reality_check_minutes == minutes
+
+
+def test_a_limit_lowered_while_a_war_waits_keeps_its_raise_under_it(make_player):
+    """Ante 5 on a tie with no limit, then a daily limit of 1 (at once): going
+    to war would stake 5 more past it, so only surrender is left."""
+    player = make_player(chips=1_000)
+    deal_next(player, lambda shoe: "tie" in war_cases(shoe))
+    rnd = war_service.play(
+        user=player, table=war_table(), ante=5 * CHIP, tie_bet=0, slip_key="tie"
+    ).round
+    play_safe.set_loss_limit(user=player, period="day", amount=1 * CHIP)
+    balance = Wallet.objects.get(user=player).balance
+
+    with pytest.raises(BetRefused) as refused:
+        war_service.decide(user=player, round_id=rnd.pk, decision="war")
+    assert refused.value.code == "loss_limit"
+    assert "surrender" in refused.value.message
+    assert Round.objects.get(pk=rnd.pk).status == Round.Status.OPEN
+    assert Wallet.objects.get(user=player).balance == balance
+
+    settled = war_service.decide(user=player, round_id=rnd.pk, decision="surrender")
+    assert settled.status == Round.Status.SETTLED
+
+
+def test_the_time_zone_stays_while_a_loss_limit_is_set(make_player):
+    """Moving to a zone just past midnight started a fresh day at once: a
+    raise without the 24 hours' wait. With a limit set the zone stays."""
+    player = make_player(chips=1_000)
+    play_safe.set_time_zone(user=player, name="Europe/London")  # no limit: free to move
+    play_safe.set_loss_limit(user=player, period="day", amount=20 * CHIP)
+    with pytest.raises(GameError) as refused:
+        play_safe.set_time_zone(user=player, name="America/St_Johns")
+    assert refused.value.code == "zone_locked"
+    assert Profile.objects.get(user=player).time_zone == "Europe/London"
+
+    play_safe.set_loss_limit(user=player, period="day", amount=None)  # removal: 24 h away
+    with pytest.raises(GameError):
+        play_safe.set_time_zone(user=player, name="America/St_Johns")

@@ -341,3 +341,22 @@ def test_every_tables_menu_opens_the_play_safe_controls(tab, name, slug):
     body = tab.get(reverse(name, args=[slug])).content.decode()
     link = f'href="{reverse("play_safe")}" data-testid="menu-play-safe"'
     assert link in body
+
+
+def test_a_time_zone_change_under_a_limit_is_refused_with_the_reason(tab, player):
+    tab.post(reverse("play_safe_loss_limit"), {"period": "day", "amount": "20"})
+    before = Profile.objects.get(user=player).time_zone
+    response = tab.post(reverse("play_safe_zone"), {"time_zone": "America/St_Johns"})
+    assert response.status_code == 400
+    assert "your time zone stays as it is" in response.content.decode()
+    assert Profile.objects.get(user=player).time_zone == before
+
+
+def test_a_due_reality_check_cannot_be_switched_off_from_the_page(tab, player):
+    Profile.objects.filter(user=player).update(
+        reality_check_minutes=15, reality_due_at=timezone.now() - dt.timedelta(minutes=1)
+    )
+    response = tab.post(reverse("play_safe_reality"), {"minutes": "0"})
+    assert response.status_code == 400
+    assert "answer it at the table first" in response.content.decode()
+    assert Profile.objects.get(user=player).reality_check_minutes == 15

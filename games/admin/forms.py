@@ -202,6 +202,8 @@ class TableForm(forms.ModelForm):
             if not part:
                 continue
             try:
+                if not _PLAIN_DECIMAL.fullmatch(part):  # no 1e3, NaN, signs or ０-９
+                    raise ValueError(part)
                 value = Decimal(part)
                 if not value.is_finite() or value > 1_000_000:
                     raise ValueError(part)

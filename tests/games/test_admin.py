@@ -674,11 +674,12 @@ def test_it_saves_the_classic_table_with_its_cent_chips_and_limits(op_client):
     classic.refresh_from_db()
     assert classic.chips == [0.1, 0.5, 1, 5, 25, 100]
     assert classic.limits["player"]["min"] == 20
-    data["chips"] = "0.1, 0.005"
-    refused = op_client.post(change_url(classic), data)
-    assert "0.005 is not" in refused.content.decode()
-    classic.refresh_from_db()
-    assert classic.chips == [0.1, 0.5, 1, 5, 25, 100]
+    for typed, shown in (("0.1, 0.005", "0.005"), ("1, 1e3", "1e3"), ("５, 10", "５")):
+        data["chips"] = typed
+        refused = op_client.post(change_url(classic), data, HTTP_ACCEPT_LANGUAGE="en")
+        assert f"{shown} is not" in refused.content.decode()
+        classic.refresh_from_db()
+        assert classic.chips == [0.1, 0.5, 1, 5, 25, 100]
 
 
 def test_the_next_bet_after_a_paytable_change_is_played_under_the_new_version(

@@ -46,10 +46,29 @@ class Wallet(models.Model):
 
 
 class AppendOnlyError(Exception):
-    """Raised when code tries to change or delete a ledger row."""
+    """Raised when code tries to change or delete a row written once."""
 
 
-class LedgerEntry(models.Model):
+class AppendOnly(models.Model):
+    """Rows written once (the ledger, players' breaks): saving an existing
+    row or deleting any is refused with the model's own words."""
+
+    changed = "Ledger rows are append-only."
+    ended = "Ledger rows are append-only."
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise AppendOnlyError(self.changed)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError(self.ended)
+
+
+class LedgerEntry(AppendOnly):
     class Kind(models.TextChoices):
         GRANT = "grant", _("Starting grant")
         TOPUP = "topup", _("Daily top-up")
@@ -99,14 +118,6 @@ class LedgerEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.amount:+d}"
-
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None:
-            raise AppendOnlyError("Ledger rows are append-only.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError("Ledger rows are append-only.")
 
 
 class Table(models.Model):
@@ -409,10 +420,13 @@ class LossLimit(models.Model):
         return f"{self.user} {self.period}"
 
 
-class PlayBreak(models.Model):
+class PlayBreak(AppendOnly):
     """A time-out or a self-exclusion: append-only, so nobody (the player,
     an operator, a superuser) can shorten or end one; a longer one may be
     taken on top."""
+
+    changed = "A time-out or self-exclusion cannot be changed."
+    ended = "A time-out or self-exclusion cannot be ended."
 
     class Kind(models.TextChoices):
         TIMEOUT = "timeout", _("Time-out")
@@ -440,14 +454,6 @@ class PlayBreak(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.kind}"
-
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None:
-            raise AppendOnlyError("A time-out or self-exclusion cannot be changed.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError("A time-out or self-exclusion cannot be ended.")
 
 
 class LimitRefusal(models.Model):

@@ -10,6 +10,8 @@ the service's.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
+from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -204,15 +206,32 @@ def loss_limit(request: PlayerRequest) -> HttpResponse:
 @login_required
 @require_POST
 def reality_interval(request: PlayerRequest) -> HttpResponse:
-    form = RealityCheckForm(request.POST)
+    return _apply(
+        request,
+        RealityCheckForm(request.POST),
+        "reality_form",
+        lambda data: play_safe.set_reality_interval(user=request.user, minutes=data["minutes"]),
+        _("Your reality check is saved."),
+    )
+
+
+def _apply(
+    request: PlayerRequest,
+    form: forms.Form,
+    name: str,
+    change: Callable[[dict[str, Any]], object],
+    done: str,
+) -> HttpResponse:
+    """A play-safe form posted: the change made and ``done`` said, or the
+    page again with the form's errors or the service's refusal."""
     if not form.is_valid():
-        return _invalid(request, reality_form=form)
+        return _invalid(request, **{name: form})
     try:
-        play_safe.set_reality_interval(user=request.user, minutes=form.cleaned_data["minutes"])
+        change(form.cleaned_data)
     except GameError as exc:
         form.add_error(None, exc.message)
-        return _invalid(request, reality_form=form)
-    messages.success(request, _("Your reality check is saved."))
+        return _invalid(request, **{name: form})
+    messages.success(request, done)
     return redirect("play_safe")
 
 
@@ -295,16 +314,13 @@ def exclusion(request: PlayerRequest) -> HttpResponse:
 @login_required
 @require_POST
 def zone(request: PlayerRequest) -> HttpResponse:
-    form = ZoneForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, zone_form=form)
-    try:
-        play_safe.set_time_zone(user=request.user, name=form.cleaned_data["time_zone"])
-    except GameError as exc:
-        form.add_error(None, exc.message)
-        return _invalid(request, zone_form=form)
-    messages.success(request, _("Your time zone is saved."))
-    return redirect("play_safe")
+    return _apply(
+        request,
+        ZoneForm(request.POST),
+        "zone_form",
+        lambda data: play_safe.set_time_zone(user=request.user, name=data["time_zone"]),
+        _("Your time zone is saved."),
+    )
 
 
 @login_required

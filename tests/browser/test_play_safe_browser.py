@@ -120,7 +120,8 @@ def test_the_reality_check_pauses_the_table_until_answered(page, live_url, signe
     shoot(page, "reality-check")
     page.keyboard.press("Escape")  # only an answer closes it
     expect(dialog).to_be_visible()
-    page.get_by_test_id("reality-keep").click()
+    with page.expect_navigation():  # the answer is a form post, back to the table
+        page.get_by_test_id("reality-keep").click()
     expect(page.get_by_test_id("reality-check")).to_be_hidden()
     page.get_by_test_id("spot-ante").click()
     page.get_by_test_id("chip-5").click()

@@ -6,33 +6,11 @@ from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
-from django.test import Client
 
-from casino.asgi import application
-from games.consumers.session import SESSION_END_CLOSE_CODE
 from games.services import play_safe
+from tests.security.test_socket_session import CLOSED, SOCKETS, browser, tab
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
-
-SOCKETS = ["/ws/war/casino-war/", "/ws/baccarat/baccarat-social/"]
-CLOSED = {"type": "websocket.close", "code": SESSION_END_CLOSE_CODE}
-
-
-def browser(user) -> Client:
-    client = Client(HTTP_ACCEPT_LANGUAGE="en")
-    client.force_login(user)
-    return client
-
-
-def tab(client: Client, path: str) -> WebsocketCommunicator:
-    session = client.cookies["sessionid"].value
-    headers = [
-        (b"host", b"localhost:8000"),
-        (b"origin", b"http://localhost:8000"),
-        (b"cookie", f"sessionid={session}".encode()),
-    ]
-    return WebsocketCommunicator(application, path, headers=headers)
 
 
 @pytest.mark.parametrize("length", ["24h", "5y"])

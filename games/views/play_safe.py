@@ -80,25 +80,26 @@ def _lengths(choices: dict) -> list[tuple[str, str]]:
     return [(code, label) for code, (label, _delta, _months) in choices.items()]
 
 
-class TimeoutForm(forms.Form):
+class _BreakForm(forms.Form):
+    """A break's length and the player's confirmation that it cannot be undone."""
+
+    confirm = forms.BooleanField(
+        label=gettext_lazy(
+            "I understand I cannot play or log in until it ends, and it cannot be undone."
+        )
+    )
+    field_order = ["length", "confirm"]
+
+
+class TimeoutForm(_BreakForm):
     length = forms.ChoiceField(
         label=gettext_lazy("Take a break for"), choices=_lengths(play_safe.TIMEOUTS)
     )
-    confirm = forms.BooleanField(
-        label=gettext_lazy(
-            "I understand I cannot play or log in until it ends, and it cannot be undone."
-        )
-    )
 
 
-class ExclusionForm(forms.Form):
+class ExclusionForm(_BreakForm):
     length = forms.ChoiceField(
         label=gettext_lazy("Exclude me for"), choices=_lengths(play_safe.EXCLUSIONS)
-    )
-    confirm = forms.BooleanField(
-        label=gettext_lazy(
-            "I understand I cannot play or log in until it ends, and it cannot be undone."
-        )
     )
 
 

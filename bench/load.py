@@ -119,6 +119,25 @@ def server_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def production_env(folder: Path) -> dict[str, str]:
+    """Production settings (debug off) on a fresh SQLite file and static root
+    in ``folder``, over plain http on loopback: what ``make run`` serves, for
+    the servers the benches and the tests start themselves."""
+    return {
+        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DJANGO_SECURE_COOKIES": "0",
+        "DJANGO_HSTS_SECONDS": "0",
+        "DJANGO_STATIC_ROOT": str(folder / "static"),
+        "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
+        "CASINO_TESTING": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
 def make_run_commands(host: str, port: int) -> tuple[list[str], str]:
     """(set-up commands, server command) of the Makefile's ``run`` target,
     from ``make -n``: the last command serves, the ``manage.py`` ones before
@@ -155,18 +174,7 @@ class SingleServer:
         if port_open(host, port):
             raise SystemExit(f"something already listens on {host}:{port}; pick another --url")
         self.dir = Path(tempfile.mkdtemp(prefix="casino-load-"))
-        self.env = server_env(
-            {
-                "CASINO_SQLITE_PATH": str(self.dir / "load.sqlite3"),
-                "DJANGO_STATIC_ROOT": str(self.dir / "static"),
-                "DJANGO_DEBUG": "0",
-                "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-                "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-                "DJANGO_SECURE_SSL_REDIRECT": "0",
-                "DJANGO_SECURE_COOKIES": "0",
-                "DJANGO_HSTS_SECONDS": "0",
-            }
-        )
+        self.env = server_env(production_env(self.dir))
         self.env.pop("DATABASE_URL", None)
         self.env.pop("REDIS_URL", None)
         setup, self.command = make_run_commands(host, port)

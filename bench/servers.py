@@ -63,7 +63,7 @@ import websocket
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import client
-from bench.load import percentile
+from bench.load import percentile, production_env
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -203,17 +203,8 @@ class External(Server):
 
 def prepare(folder: Path) -> dict[str, str]:
     env = {
-        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
-        "DJANGO_DEBUG": "0",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
-        "DJANGO_SECURE_COOKIES": "0",
-        "DJANGO_HSTS_SECONDS": "0",
-        "DJANGO_STATIC_ROOT": str(folder / "static"),
+        **production_env(folder),
         "DJANGO_LOG_LEVEL": "ERROR",
-        "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
-        "CASINO_TESTING": "0",
         "CASINO_REVEAL_DELAY": "0",
         "CASINO_REVEAL_FAST_DELAY": "0",
         # The players sign up from addresses of their own; the throttle is
@@ -221,7 +212,6 @@ def prepare(folder: Path) -> dict[str, str]:
         "CASINO_CREDENTIAL_POSTS": "0",
         "CASINO_MAX_BODY_BYTES": str(LIMIT),
         "CASINO_SOCKETS_PER_ADDRESS": "20",
-        "PYTHONDONTWRITEBYTECODE": "1",
     }
     for command in (["migrate", "--no-input", "-v", "0"], ["setup_casino"],
                     ["collectstatic", "--no-input", "-v", "0"]):  # fmt: skip

@@ -5,8 +5,6 @@ steps, and a server subprocess for the length of a block."""
 
 from __future__ import annotations
 
-import os
-import secrets
 import shlex
 import socket
 import subprocess
@@ -18,7 +16,7 @@ from pathlib import Path
 from urllib.error import HTTPError
 from urllib.request import urlopen
 
-from bench.load import make_run_commands
+from bench.load import make_run_commands, production_env  # noqa: F401 - the tests' import
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,25 +36,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def production_env(folder: Path) -> dict[str, str]:
-    """Production settings (debug off) on a fresh SQLite file and static root
-    in ``folder``, over plain http on loopback: the embedded default as a
-    small casino would deploy it."""
-    return {
-        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
-        "DJANGO_DEBUG": "0",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
-        "DJANGO_SECURE_COOKIES": "0",
-        "DJANGO_HSTS_SECONDS": "0",
-        "DJANGO_STATIC_ROOT": str(folder / "static"),
-        "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
-        "CASINO_TESTING": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
 
 
 def set_up_site(env: dict[str, str]) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import zoneinfo
 from dataclasses import dataclass
 
@@ -87,8 +88,14 @@ def zone_of(profile: Profile | None) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo("UTC")
 
 
+@functools.cache
+def _zones() -> frozenset[str]:
+    # available_timezones() walks the tz database on disk at every call.
+    return frozenset(zoneinfo.available_timezones())
+
+
 def valid_zone(name: str) -> bool:
-    return name in zoneinfo.available_timezones()
+    return name in _zones()
 
 
 @transaction.atomic

@@ -58,8 +58,8 @@ from django.views.decorators.http import require_POST  # noqa: E402
 
 from games.baccarat.rules import play_coup  # noqa: E402
 from games.cards import new_shoe, shuffle  # noqa: E402
-from games.consumers.baccarat import reveal_steps  # noqa: E402
 from games.models import Round, Table, Wallet  # noqa: E402
+from games.presenters.baccarat import reveal_steps  # noqa: E402
 from games.services.baccarat import coup_record  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 

@@ -402,6 +402,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = CASINO_MAX_BODY_BYTES
 # household behind one NAT with a few players and tabs, not one machine
 # holding thousands. 0: no cap.
 CASINO_SOCKETS_PER_ADDRESS = envint("CASINO_SOCKETS_PER_ADDRESS", 20, minimum=0)
+# Messages a table socket takes from its page (games/consumers/limits.py): a
+# few a second on average, bursts of a dozen (fast taps, a peel's answers).
+CASINO_SOCKET_MESSAGES_PER_SECOND = float(os.environ.get("CASINO_SOCKET_MESSAGES_PER_SECOND", "4"))
+CASINO_SOCKET_MESSAGE_BURST = envint("CASINO_SOCKET_MESSAGE_BURST", 12, minimum=1)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

@@ -1,10 +1,16 @@
-"""The Baccarat table's websocket: shows a settled round card by card.
+"""The Baccarat table's websocket: BET, and the round shown card by card.
 
-The round was decided and paid when BET was pressed; this consumer holds no
-game logic. On ``round.reveal`` it reads the stored round, renders its reveal
-steps with the presenter's partials and sends them, pausing between steps
-(a card's delay, or the player's peel in a squeeze). docs/reveal.md
-describes the steps, the pauses and the browser's messages.
+With JavaScript on, the table's BET is a message on this socket
+(``{"action": "bet", ...}``: the slip's fields, as the HTTP BET posts them).
+The consumer runs the same pipeline as the HTTP endpoint
+(``games.services.baccarat.play`` -> ``rounds.place_round``), answers with
+the same fragments (``presenters.baccarat.placed_answer`` /
+``refused_answer``), then sends the reveal from the round it holds: no
+second read of the round, no trip through the channel layer to itself. The
+player's other sockets at the table (a second tab) still get the round as a
+push (``round.reveal``), and so does this socket for a round placed over
+HTTP (a page without a socket, or another tab's BET). The consumer holds no
+game logic. docs/reveal.md describes the messages, steps and pauses.
 
 A socket that drops (a worker restarts, the network blinks, the page is
 reloaded) is opened again by the page's ws extension. On connect the
@@ -21,224 +27,75 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import weakref
+import time
 from dataclasses import dataclass
-from enum import Enum
-from functools import lru_cache
+from importlib import import_module
 from typing import Any, cast
 
-import redis.asyncio as aioredis
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import User
-from django.core.cache import cache
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.core import signing
 from django.utils import translation
 from django.utils.translation import trans_real
 
+from games.amounts import slip_stakes
+from games.baccarat.rules import AREAS
+from games.consumers.limits import MessageBudget
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
-from games.models import Game, Profile, Round, Table
+from games.errors import GameError
+from games.models import Game, Profile, Table
 from games.presenters import baccarat as presenter
+from games.presenters.baccarat import CLIENT_ACTIONS, Pause, RevealStep
 from games.presenters.common import truthy
-from games.selectors import roads as road_selectors
-from games.selectors.reveal import (
-    Progress,
-    progress_key,
-    progress_value,
-    reveal_progress,
-    shown_key,
-    unshown_round,
-)
-from games.selectors.tables import table_version
+from games.selectors.reveal import Progress, reveal_progress, revealed_round, unshown_round
+from games.selectors.tables import baccarat_table
+from games.services import baccarat as service
 from games.services import metrics
-from games.services.baccarat import SIDES, reveal_group
+from games.services.baccarat import SIDES, SqueezeWish, reveal_group, squeeze_side
+from games.services.reveal_marks import (
+    mark_shown,
+    note_progress,
+    others_open,
+    socket_closed,
+    socket_opened,
+)
 
 logger = logging.getLogger(__name__)
 
-PAIR_AREAS = frozenset({"player_pair", "banker_pair"})
 PEEL_TIMEOUT = 600.0  # seconds a peel waits for the player before the reveal goes on
-MAX_MESSAGE_CHARS = 4096  # the longest action the table sends is well under 200
-# What a reveal reads of its round, every round (with its table's slug; the
-# paytable version comes from the process's memo of versions): building and
-# reading a round's other columns (seeds, times, the player's row) cost a
-# good part of the reveal's CPU for nothing. A field left out here is read by
-# a query of its own when used (tests/games/test_reveal_cost.py counts them).
-REVEAL_FIELDS = (
-    "player_id",
-    "table_id",
-    "version_id",
-    "bets",
-    "returns",
-    "total_bet",
-    "total_return",
-    "balance_before",
-    "balance_after",
-    "outcome",
-    "cards",
-    "detail",
-    "winner",
-    "player_pair",
-    "banker_pair",
-)
-
-
-class Pause(Enum):
-    NONE = "none"
-    CARD = "card"
-    PEEL = "peel"
-    CLIENT = "client"
-
-
-# What the browser sends to end a pause that waits for the player.
-CLIENT_ACTIONS = {Pause.PEEL: "peel_start", Pause.CLIENT: "continue"}
+MAX_MESSAGE_CHARS = 4096  # the longest action the table sends (a BET) is well under 1,000
+# The squeeze's state in the session and the page's visit cookie
+# (games/views/squeeze.py writes both).
+SQUEEZE_SESSION_KEY = "baccarat:squeeze:{table}"
+VISIT_COOKIE = "bac_visit"
 
 
 @dataclass(frozen=True)
-class RevealStep:
-    name: str  # "deal" | "card" | "skip" | "peel" | "peel_face" | "result"
-    html: str  # fragments with ids; the ws extension swaps each by id
-    pause: Pause = Pause.CARD
-    slot: str = ""  # the peeled card's slot, for the steps that wait for the player
+class Queued:
+    """A round for this socket to show: its squeezed side, the last step a
+    socket already sent (None: from the deal), when BET reached the server
+    (a time.time(), for the BET-to-result metric) and, for a round this
+    socket placed, its steps already rendered."""
+
+    round_id: int
+    squeeze: str | None
+    progress: int | None
+    bet_at: float | None
+    steps: list[RevealStep] | None = None
 
 
-def reveal_steps(rnd: Round, *, table: Table, squeeze: str | None = None) -> list[RevealStep]:
-    """The reveal of a settled round, in order.
+@dataclass(frozen=True)
+class BetAnswer:
+    """What the socket sends back for a BET, and what it shows next."""
 
-    deal (cards face down, balance after the stakes) -> one step per card in
-    deal order (P1, B1, P2, B2, then third cards), each with its side's new
-    score -> result (banner, PAYOUT, balance, roads, history). With only
-    PAIR bets the cards after the first four are shown at once (seed 000).
-    With ``squeeze`` ("player" / "banker") that side's 2nd and 3rd cards are
-    peeled by the player (see the module docstring).
-    """
-    order = presenter.deal_order(rnd)
-    steps = [RevealStep("deal", presenter.fragment("step_deal", presenter.deal_context(rnd)))]
-    pair_only = bool(rnd.bets) and set(rnd.bets) <= PAIR_AREAS
-    peels = {} if pair_only else presenter.squeeze_peels(rnd, squeeze)
-    for i, (slot, code) in enumerate(order):
-        if pair_only and i == 4:
-            # Only PAIRs were bet: they are settled on the first four cards, so
-            # the third cards open at once and the result follows with no pause.
-            skip = _open_cards(rnd, order[4:], shown=len(order), name="skip")
-            steps.append(RevealStep(skip.name, skip.html, Pause.NONE))
-            break
-        peel = peels.get(slot)
-        if peel is not None:
-            steps += _peel_steps(rnd, peel, code, shown=i + 1)
-        else:
-            steps.append(_open_cards(rnd, [(slot, code)], shown=i + 1, name="card"))
-    steps.append(result_step(rnd, table=table))
-    return steps
-
-
-def result_step(rnd: Round, *, table: Table) -> RevealStep:
-    """The reveal's last step: banner, PAYOUT, balance, roads and history."""
-    roads = road_selectors.table_roads(user=rnd.player, table=table)
-    context = presenter.result_context(rnd, table=table, roads=roads)
-    return RevealStep("result", presenter.fragment("step_result", context), Pause.NONE)
-
-
-# One asyncio Redis client per event loop (daphne has one): the mark is one
-# SET on the loop, with no thread and no new connection per round.
-_redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-async def _cache_set(key: str, value: int | str) -> None:
-    """Set a reveal mark in the cache, for ``CASINO_REVEAL_RESUME_SECONDS``."""
-    ttl = settings.CASINO_REVEAL_RESUME_SECONDS
-    if settings.REDIS_URL:
-        loop = asyncio.get_running_loop()
-        client = _redis_clients.get(loop)
-        if client is None:
-            client = _redis_clients[loop] = aioredis.from_url(settings.REDIS_URL)
-        # The cache's own key, so cache.get reads it (an int is stored as is).
-        await client.set(cache.make_key(key), value, ex=ttl)
-    else:
-        cache.set(key, value, ttl)  # this process's memory: no I/O
-
-
-async def mark_shown(round_id: int) -> None:
-    """Note in the cache that this round's result reached a socket."""
-    try:
-        await _cache_set(shown_key(round_id), 1)
-    except Exception:  # the cache is down: a reconnecting tab shows the result again
-        logger.warning("could not mark round %s as shown", round_id, exc_info=True)
-
-
-async def note_progress(round_id: int, step: int, squeeze: str | None) -> None:
-    """Note the last step of this round's reveal sent, so a reloaded page
-    goes on from there (and with the same squeeze)."""
-    try:
-        await _cache_set(progress_key(round_id), progress_value(step, squeeze))
-    except Exception:  # the cache is down: a reloaded page shows the reveal from its deal
-        logger.warning("could not note the reveal progress of round %s", round_id, exc_info=True)
-
-
-def resume_point(steps: list[RevealStep], progress: int) -> int:
-    """Where a reveal cut off after step ``progress`` goes on: the step after
-    it, or, inside a peel the player had not finished, that peel again (the
-    squeeze is offered again rather than skipped)."""
-    if progress >= len(steps) - 1:
-        return len(steps) - 1
-    at = progress
-    if steps[at].name in ("peel", "peel_face"):
-        while at > 0 and steps[at].name != "peel":
-            at -= 1
-        return at
-    return at + 1
-
-
-@lru_cache(maxsize=1)
-def _reveal_select() -> str:
-    quote = connection.ops.quote_name
-    column = {f.attname: f.column for f in Round._meta.concrete_fields}
-    columns = ", ".join(f"r.{quote(column[name])}" for name in REVEAL_FIELDS)
-    rounds, tables = quote(Round._meta.db_table), quote(Table._meta.db_table)
-    return (
-        f"SELECT r.id, {columns}, t.slug AS table_slug "  # noqa: S608 - names are ours
-        f"FROM {rounds} r JOIN {tables} t ON t.id = r.table_id "
-        "WHERE r.id = %s AND r.player_id = %s AND r.game = %s"
-    )
-
-
-def revealed_round(user: User, round_id: int) -> Round | None:
-    """The player's Baccarat round ``round_id`` with what its reveal shows
-    (``REVEAL_FIELDS``), or None if it is not theirs.
-
-    One plain SELECT (a raw queryset) at every round of every player: the
-    ORM's joined query cost about three times its statement in CPU."""
-    raw = Round.objects.raw(_reveal_select(), [round_id, user.pk, Game.BACCARAT])
-    rnd = next(iter(raw), None)
-    if rnd is None:
-        return None
-    rnd.player = user  # the filter's player: no second read of the user
-    slug = vars(rnd)["table_slug"]  # the query's extra column
-    rnd.table = Table.from_db(DEFAULT_DB_ALIAS, ["id", "slug"], [rnd.table_id, slug])
-    rnd.version = table_version(rnd.version_id)
-    return rnd
-
-
-def _peel_steps(rnd: Round, peel: presenter.PeelView, code: str, *, shown: int) -> list[RevealStep]:
-    """Peel one card: face down with the navigator, then (after ``peel_start``)
-    its face, then (after ``continue``) open in its slot as usual."""
-    stage = presenter.fragment("step_peel", presenter.peel_context(peel))
-    face = presenter.fragment("peel_face", presenter.peel_face_context(peel.slot, code))
-    opened = _open_cards(rnd, [(peel.slot, code)], shown=shown, name="card")
-    closed = presenter.fragment("squeeze_stage", {"peel": None})
-    return [
-        RevealStep("peel", stage, Pause.PEEL, peel.slot),
-        RevealStep("peel_face", face, Pause.CLIENT, peel.slot),
-        RevealStep("card", opened.html + closed, Pause.CARD),
-    ]
-
-
-def _open_cards(rnd: Round, cards: list[tuple[str, str]], *, shown: int, name: str) -> RevealStep:
-    """Open ``cards`` and update the score of each side that got one."""
-    step = presenter.cards_step(rnd, cards, shown=shown)
-    return RevealStep(name, presenter.cards_step_html([step]), Pause.CARD)
+    html: str
+    round_id: int | None = None
+    squeeze: str | None = None
+    steps: list[RevealStep] | None = None  # None for a refusal or a replayed slip
+    session_over: bool = False
 
 
 def scope_language(scope: dict[str, Any]) -> str:
@@ -259,8 +116,26 @@ def scope_language(scope: dict[str, Any]) -> str:
     return settings.LANGUAGE_CODE
 
 
+def squeeze_wish(session: Any, cookies: dict[str, str], table: Table, visit: Any) -> SqueezeWish:
+    """The squeeze at a BET sent over the socket, as games/views/squeeze.py
+    decides it for one posted: the toggle from the session; the promo clip
+    only for the visit the table's latest render started (the visit cookie
+    came with the socket's handshake) and the page sends."""
+    raw = session.get(SQUEEZE_SESSION_KEY.format(table=table.pk)) or {}
+    name = f"{VISIT_COOKIE}_{table.pk}"
+    try:
+        current = signing.get_cookie_signer(salt=name + VISIT_COOKIE).unsign(cookies.get(name, ""))
+    except signing.BadSignature:
+        current = ""
+    state_visit = str(raw.get("visit") or "")
+    promo = bool(raw.get("promo") is True and state_visit and visit == state_visit == current)
+    return SqueezeWish(on=raw.get("on") is True, promo=promo)
+
+
 class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     """One browser tab at one Baccarat table."""
+
+    counted_open = False  # in the player's count of sockets at this table
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -276,11 +151,8 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         self.fast = fast
         self.language = scope_language(dict(self.scope))
         self.group = reveal_group(user.pk)
-        # (round, squeezed side, the last step a socket already sent or None,
-        # when BET reached the server: a time.time(), or None).
-        self.rounds: asyncio.Queue[tuple[int, str | None, int | None, float | None]] = (
-            asyncio.Queue()
-        )
+        self.budget = MessageBudget.from_settings()
+        self.rounds: asyncio.Queue[Queued] = asyncio.Queue()
         self.worker: asyncio.Task[None] | None = None
         self.speed_event = asyncio.Event()
         self.client_event = asyncio.Event()
@@ -296,6 +168,8 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             logger.exception("could not resume the reveal for player %s", self.user.pk)
             unshown = None
         await self.accept()
+        self.counted_open = True
+        await socket_opened(self.user.pk, self.slug)
         if unshown is not None:
             await self._resume(*unshown)
 
@@ -312,7 +186,10 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 await self.send(text_data=html)
                 await asyncio.shield(mark_shown(round_id))
             return
-        await self.rounds.put((round_id, progress.squeeze, progress.step, None))
+        self._show(Queued(round_id, progress.squeeze, progress.step, None))
+
+    def _show(self, item: Queued) -> None:
+        self.rounds.put_nowait(item)
         if self.worker is None or self.worker.done():
             self.worker = asyncio.create_task(self._reveal_rounds())
 
@@ -322,6 +199,9 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             worker.cancel()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.counted_open:
+            self.counted_open = False
+            await asyncio.shield(socket_closed(self.user.pk, self.slug))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # The browser sends a few short actions; anything long is not one of
@@ -335,7 +215,15 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         if not isinstance(message, dict):
             return
         action = message.get("action")
-        if action == "speed":
+        if not self.budget.take():
+            if self.budget.exhausted:
+                await self.close(code=self.budget.CLOSE_CODE)  # a script, not a player
+            elif action == "bet":
+                await self.send(text_data=presenter.refused_answer(self.budget.refusal()))
+            return
+        if action == "bet":
+            await self._bet(message)
+        elif action == "speed":
             await self._set_speed(truthy(message.get("fast")))
         elif action in ("peel_start", "continue"):
             self._client_action(action, message.get("slot"))
@@ -350,6 +238,81 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return
         self.client_event.set()
 
+    # --- BET ----------------------------------------------------------------
+
+    async def _bet(self, message: dict[str, Any]) -> None:
+        bet_at = time.time()
+        answer = await self._play(message)
+        if answer.session_over:
+            await self.session_end()
+            return
+        if answer.round_id is not None and answer.steps is None:
+            # A slip key sent again (a double tap, a BET resent after a
+            # dropped socket): the round it made, not a second one; its reveal
+            # goes on if no socket finished it.
+            await self.send(text_data=answer.html)
+            unshown = await self._unshown_reveal()
+            if unshown is not None and unshown[0] == answer.round_id:
+                await self._resume(*unshown)
+            return
+        if answer.round_id is not None:
+            # Known before this handler returns: a push of the same round (the
+            # player has another tab) is then ignored here.
+            self.known.add(answer.round_id)
+        await self.send(text_data=answer.html)
+        if answer.round_id is not None:
+            self._show(Queued(answer.round_id, answer.squeeze, None, bet_at, answer.steps))
+
+    @in_thread
+    def _play(self, message: dict[str, Any]) -> BetAnswer:
+        """The pipeline, as the HTTP BET runs it, and the reveal's steps
+        rendered from the round it returns."""
+        session = self._fresh_session()
+        if session is None:
+            return BetAnswer("", session_over=True)
+        with translation.override(self.language):
+            try:
+                table = baccarat_table(self.slug)
+                wish = squeeze_wish(
+                    session, self.scope.get("cookies") or {}, table, message.get("squeeze_visit")
+                )
+                placed = service.play(
+                    user=self.user,
+                    table=table,
+                    bets=slip_stakes(message, AREAS),
+                    slip_key=str(message.get("slip_key") or ""),
+                    squeeze=wish,
+                    notify_sockets=others_open(self.user.pk, self.slug),
+                )
+            except GameError as exc:
+                return BetAnswer(presenter.refused_answer(exc))
+            except Exception:
+                # Everything after the debit ran in one transaction, now rolled back.
+                logger.exception("BET failed at table %s", self.slug)
+                return BetAnswer(presenter.refused_answer(str(presenter.FAILED)))
+            visit = str(message.get("squeeze_visit") or "")
+            toggle = presenter.squeeze_toggle(
+                threshold=table.squeeze_threshold, on=wish.on, by_promo=wish.promo, visit=visit
+            )
+            html = presenter.placed_answer(table=table, placed=placed, squeeze=toggle)
+            rnd = placed.round
+            if placed.replayed:
+                return BetAnswer(html, rnd.pk)
+            side = squeeze_side(stakes=rnd.bets, threshold=rnd.version.squeeze_threshold, wish=wish)
+            steps = presenter.reveal_steps(rnd, table=table, squeeze=side)
+            return BetAnswer(html, rnd.pk, side, steps)
+
+    def _fresh_session(self) -> Any:
+        """The session as it is now (the squeeze toggle may have changed over
+        HTTP since the socket opened), or None once it has ended: logged out,
+        expired, or another account's."""
+        if not self.session_key:
+            return None
+        store = import_module(settings.SESSION_ENGINE).SessionStore(self.session_key)
+        if str(store.get(SESSION_KEY, "")) != str(self.user.pk):
+            return None
+        return store
+
     # --- events from the group -------------------------------------------
 
     async def round_reveal(self, event: dict[str, Any]) -> None:
@@ -357,14 +320,12 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return  # a round at another table of the same player
         round_id = int(event["round_id"])
         if round_id in self.known:
-            return  # resumed on connect, or a push sent again after an error
+            return  # placed or resumed on this socket, or a push sent again after an error
         self.known.add(round_id)
         squeeze = event.get("squeeze")
         bet_at = event.get("bet_at")
         bet_at = float(bet_at) if isinstance(bet_at, int | float) else None
-        await self.rounds.put((round_id, squeeze if squeeze in SIDES else None, None, bet_at))
-        if self.worker is None or self.worker.done():
-            self.worker = asyncio.create_task(self._reveal_rounds())
+        self._show(Queued(round_id, squeeze if squeeze in SIDES else None, None, bet_at))
 
     async def speed_changed(self, event: dict[str, Any]) -> None:
         """The player changed the fast play setting (in any tab)."""
@@ -375,16 +336,19 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     async def _reveal_rounds(self) -> None:
         """Show queued rounds one after another (a second tab may BET meanwhile)."""
         while not self.rounds.empty():
-            round_id, squeeze, progress, bet_at = await self.rounds.get()
-            try:
-                steps = await self._steps(round_id, squeeze)
-            except Exception:
-                logger.exception("could not render the reveal of round %s", round_id)
-                continue
+            item = await self.rounds.get()
+            round_id, squeeze, bet_at = item.round_id, item.squeeze, item.bet_at
+            steps = item.steps
+            if steps is None:
+                try:
+                    steps = await self._steps(round_id, squeeze)
+                except Exception:
+                    logger.exception("could not render the reveal of round %s", round_id)
+                    continue
             if not steps:  # not this player's Baccarat round, or not visible to this read
                 logger.warning("round %s has no reveal for player %s", round_id, self.user.pk)
             # A resumed reveal: what a socket already sent comes back at once.
-            start = resume_point(steps, progress) if progress is not None else 0
+            start = presenter.resume_point(steps, item.progress) if item.progress is not None else 0
             for index, step in enumerate(steps):
                 if index < start:
                     await self.send(text_data=step.html)
@@ -460,7 +424,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         if rnd is None:
             return ""
         with translation.override(self.language):
-            return result_step(rnd, table=rnd.table).html
+            return presenter.result_step(rnd, table=rnd.table).html
 
     @in_thread
     def _steps(self, round_id: int, squeeze: str | None = None) -> list[RevealStep]:
@@ -468,4 +432,4 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         if rnd is None:
             return []
         with translation.override(self.language):
-            return reveal_steps(rnd, table=rnd.table, squeeze=squeeze)
+            return presenter.reveal_steps(rnd, table=rnd.table, squeeze=squeeze)

@@ -188,6 +188,9 @@ class BaccaratDealer:
 
     bets: Mapping[str, int]
     squeeze: SqueezeWish | None = None
+    # False when the BET came over the socket that will reveal the round and
+    # the player has no other socket at the table: nothing to push to.
+    notify_sockets: bool = True
     game: str = Game.BACCARAT
 
     @property
@@ -239,6 +242,8 @@ class BaccaratDealer:
         """The reveal, to every open tab of the player. The squeeze side is
         decided after the coup is settled and from the stakes only: it can
         never change a result, it only pauses the reveal for the peel."""
+        if not self.notify_sockets:
+            return []
         side = squeeze_side(
             stakes=rnd.bets, threshold=rnd.version.squeeze_threshold, wish=self.squeeze
         )
@@ -253,15 +258,19 @@ def play(
     bets: Mapping[str, int],
     slip_key: str,
     squeeze: SqueezeWish | None = None,
+    notify_sockets: bool = True,
 ) -> rounds.Placed:
-    """Play one round from a bet slip (the answer to BET).
+    """Play one round from a bet slip (the answer to BET, over HTTP or the
+    table's socket).
 
     Idempotent per ``slip_key``: a second call with the same key (double
     click, second tab, replayed request) returns the round of the first and
     charges nothing. ``squeeze`` only changes how the reveal is shown (which
     side's cards the player peels); the round is dealt and settled the same.
+    ``notify_sockets=False``: no reveal event for the player's sockets (the caller
+    shows the reveal itself and no other socket of the player is open).
     """
-    dealer = BaccaratDealer(bets=dict(bets), squeeze=squeeze)
+    dealer = BaccaratDealer(bets=dict(bets), squeeze=squeeze, notify_sockets=notify_sockets)
     return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer)
 
 

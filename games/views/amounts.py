@@ -21,29 +21,12 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy
 
 from games.display import format_chips, parse_chips
-from games.errors import BadAmount
 from games.models import UNITS_PER_CHIP
 
 # What a bet with an amount that is not one is answered with: a client
 # error, but not 400, which django-htmx's debug script (DEBUG only) answers
 # by replacing the whole page with the response.
 BAD_AMOUNT_STATUS = 422
-
-
-BET_AMOUNT_REFUSAL = gettext_lazy(
-    "Bets are amounts of chips written with the digits 0-9 and at most one decimal point, "
-    "such as 25 or 2.50."
-)
-
-
-def bet_amount(raw: str | None) -> int:
-    """One stake of a bet slip as units (blank is 0); ``BadAmount`` when it
-    is not an amount of chips. What the table allows is the service's to say."""
-    text = (raw or "").strip() or "0"
-    try:
-        return parse_chips(text)
-    except ValueError:
-        raise BadAmount(str(BET_AMOUNT_REFUSAL)) from None
 
 
 class ChipsField(forms.Field):

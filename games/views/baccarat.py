@@ -23,6 +23,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from games.amounts import slip_stakes
 from games.baccarat.rules import AREAS
 from games.errors import BadAmount, GameError
 from games.models import Profile, Table
@@ -36,26 +37,13 @@ from games.selectors.players import account_for, profile_for
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
 from games.services.rounds import current_version, require_open
-from games.views import play_safe as play_safe_views
 from games.views import squeeze as squeeze_state
-from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page
+from games.views.amounts import BAD_AMOUNT_STATUS, refused_page
 from games.views.requests import PlayerRequest
 
 logger = logging.getLogger(__name__)
 
 TEMPLATE = presenter.TEMPLATE
-
-
-def rebet_for(
-    limits: service.BetLimits, balance: int, last_bets: dict[str, int] | None
-) -> presenter.Rebet:
-    """REBET and REBET x2 from the player's last settled bets at this table."""
-    bets = last_bets or {}
-    once, once_capped = service.fit_bets(wanted=bets, limits=limits, balance=balance)
-    twice, twice_capped = service.fit_bets(
-        wanted={a: v * 2 for a, v in bets.items()}, limits=limits, balance=balance
-    )
-    return presenter.Rebet(once, twice, once_capped, twice_capped)
 
 
 @login_required
@@ -89,7 +77,7 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
         roads=road_selectors.table_roads(
             user=request.user, table=table, before_seq=revealing.seq if revealing else None
         ),
-        rebet=rebet_for(limits, account.balance, last.bets if last else None),
+        rebet=presenter.rebet_for(limits, account.balance, last.bets if last else None),
         squeeze=presenter.squeeze_toggle(
             threshold=table.squeeze_threshold, on=state.on, by_promo=False, visit=visit
         ),
@@ -103,17 +91,8 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
 
 
 def parse_slip(request: PlayerRequest) -> dict[str, int]:
-    """The slip BET sends: chips per area (``player=10``, ``tie=2.5``), as units.
-
-    Only the amount's form is checked here (``BadAmount`` when one is not an
-    amount); what the table allows (areas, whole chips, limits, balance) is
-    the service's to say.
-    """
-    return {
-        area: bet_amount(request.POST.get(area))
-        for area in AREAS
-        if (request.POST.get(area) or "").strip()
-    }
+    """The slip BET sends: chips per area (``player=10``, ``tie=2.5``), as units."""
+    return slip_stakes(request.POST, AREAS)
 
 
 def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> HttpResponse:
@@ -127,10 +106,7 @@ def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> Http
             return refused_page(request, message, back=table.get_absolute_url())
         messages.error(request, message)
         return redirect(table.get_absolute_url())
-    fragment = presenter.fragment("slip_msg", {"error": message, "oob": True})
-    if isinstance(exc, GameError):
-        fragment += play_safe_views.refusal_oob(exc)
-    return HttpResponse(fragment, status=status)
+    return HttpResponse(presenter.refused_answer(exc), status=status)
 
 
 @login_required
@@ -152,28 +128,12 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
     except Exception:
         # Everything after the debit ran in one transaction, now rolled back.
         logger.exception("BET failed at table %s", table.slug)
-        return _refused(
-            request,
-            table,
-            _("Something went wrong while dealing. The round was cancelled and nothing was taken."),
-        )
+        return _refused(request, table, str(presenter.FAILED))
     if not request.htmx:
         return redirect(table.get_absolute_url())
-    rnd = placed.round
-    limits = service.bet_limits(
-        user=request.user, version=rnd.version, profile=placed.profile, chips=table.chips
-    )
     state = squeeze_state.load(request, table)
-    context = presenter.placed_context(
-        table=table,
-        limits=limits,
-        balance=placed.balance,
-        profile=placed.profile,
-        rebet=rebet_for(limits, placed.balance, rnd.bets),
-        squeeze=squeeze_state.toggle_view(request, table, state, visit or ""),
-        round_id=rnd.pk,
-    )
-    return HttpResponse(presenter.fragment("placed", context))
+    squeeze = squeeze_state.toggle_view(request, table, state, visit or "")
+    return HttpResponse(presenter.placed_answer(table=table, placed=placed, squeeze=squeeze))
 
 
 @login_required

@@ -21,7 +21,6 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -353,12 +352,3 @@ def statement_csv(request: PlayerRequest) -> HttpResponse:
             ]
         )
     return response
-
-
-def refusal_oob(exc: GameError) -> str:
-    """A refusal by the player's own controls, for the table's play-safe
-    region (templates/play_safe/table.html), swapped in beside the table's
-    own message; empty for any other refusal."""
-    if exc.code not in play_safe.COUNTED:
-        return ""
-    return render_to_string("play_safe/refusal.html", {"message": exc.message, "code": exc.code})

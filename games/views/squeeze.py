@@ -73,7 +73,8 @@ def start_visit(response: HttpResponse, table: Table, visit: str) -> None:
         salt=VISIT_COOKIE,
         httponly=True,
         samesite="Lax",
-        path=table.get_absolute_url(),
+        # Every path: the table's socket (/ws/...) reads it at its handshake.
+        path="/",
     )
 
 

@@ -19,11 +19,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
+from games.amounts import bet_amount
 from games.errors import BadAmount, GameError
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
 from games.money import decimal_pays
 from games.presenters import war as presenter
 from games.presenters.common import truthy
+from games.presenters.refusals import play_safe_refusal
 from games.selectors import war as war_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import war_table
@@ -31,9 +33,8 @@ from games.services import account as account_service
 from games.services import rounds
 from games.services import war as war_service
 from games.services.baccarat import save_settings
-from games.views import play_safe as play_safe_views
 from games.views.account import MaxBetForm
-from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page
+from games.views.amounts import BAD_AMOUNT_STATUS, refused_page
 from games.views.demo import not_in_demo
 from games.views.requests import PlayerRequest
 from games.war.odds import exact_edge
@@ -156,7 +157,7 @@ def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpRespon
         {"message": exc.message, "message_level": "error", "oob": False},
         status=status,
     )
-    response.content += play_safe_views.refusal_oob(exc).encode()
+    response.content += play_safe_refusal(exc).encode()
     return reswap(retarget(response, "#war-message"), "outerHTML")
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from games.consumers.baccarat import reveal_steps, revealed_round
 from games.models import Table
+from games.presenters.baccarat import reveal_steps
 from games.presenters.common import forget_fragments
+from games.selectors.reveal import revealed_round
 from games.selectors.tables import table_version
 from games.services import baccarat
 

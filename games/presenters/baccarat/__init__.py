@@ -6,7 +6,9 @@ write ``presenter.board_view`` whatever module holds it."""
 
 from __future__ import annotations
 
+from games.presenters.baccarat.answers import *  # noqa: F403
 from games.presenters.baccarat.board import *  # noqa: F403
 from games.presenters.baccarat.contexts import *  # noqa: F403
+from games.presenters.baccarat.reveal import *  # noqa: F403
 from games.presenters.baccarat.roads import *  # noqa: F403
 from games.presenters.baccarat.squeeze import *  # noqa: F403

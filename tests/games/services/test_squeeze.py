@@ -21,9 +21,9 @@ from channels.layers import get_channel_layer
 
 from games.baccarat.rules import play_coup
 from games.cards import Card
-from games.consumers.baccarat import reveal_steps
 from games.models import Profile, Round, Table, Wallet
 from games.presenters import baccarat as presenter
+from games.presenters.baccarat import reveal_steps
 from games.services import baccarat
 from games.services.baccarat import SqueezeWish, squeeze_side
 from games.verify import derive_shoe

@@ -1,0 +1,127 @@
+"""What the table sockets note in the cache as they show reveals, and how
+many Baccarat sockets a player holds open at a table.
+
+Marks (games/selectors/reveal.py reads them): the last step of a round's
+reveal a socket sent, and that its result was shown; a reloaded page goes
+on from there. Kept ``CASINO_REVEAL_RESUME_SECONDS``.
+
+Open sockets: a socket that places a round reveals it itself, so the
+round's push (a hop through the channel layer) is only needed when the
+same player has another socket open at the same table (a second tab). The
+count is a cache counter per player and table, up at connect and down at
+disconnect; a process that dies leaves it too high, which only costs a
+push nobody needed.
+
+Every write here is made from the socket's event loop: with Redis, one
+command on an asyncio client of that loop (no thread, no new connection per
+round); without it, this process's memory (``make run``: one process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import Any
+
+import redis.asyncio as aioredis
+from django.conf import settings
+from django.core.cache import cache
+
+from games.selectors.reveal import progress_key, progress_value, shown_key
+
+logger = logging.getLogger(__name__)
+
+# A player's socket count lives at most this long without a connect or a
+# disconnect (a day): a count left by a dead process does not stay forever.
+SOCKETS_TTL = 24 * 3600
+
+# One asyncio Redis client per event loop (daphne has one).
+_redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _redis() -> Any:
+    loop = asyncio.get_running_loop()
+    client = _redis_clients.get(loop)
+    if client is None:
+        client = _redis_clients[loop] = aioredis.from_url(settings.REDIS_URL)
+    return client
+
+
+async def _cache_set(key: str, value: int | str) -> None:
+    """Set a reveal mark in the cache, for ``CASINO_REVEAL_RESUME_SECONDS``."""
+    ttl = settings.CASINO_REVEAL_RESUME_SECONDS
+    if settings.REDIS_URL:
+        # The cache's own key, so cache.get reads it (an int is stored as is).
+        await _redis().set(cache.make_key(key), value, ex=ttl)
+    else:
+        cache.set(key, value, ttl)  # this process's memory: no I/O
+
+
+async def mark_shown(round_id: int) -> None:
+    """Note in the cache that this round's result reached a socket."""
+    try:
+        await _cache_set(shown_key(round_id), 1)
+    except Exception:  # the cache is down: a reconnecting tab shows the result again
+        logger.warning("could not mark round %s as shown", round_id, exc_info=True)
+
+
+async def note_progress(round_id: int, step: int, squeeze: str | None) -> None:
+    """Note the last step of this round's reveal sent, so a reloaded page
+    goes on from there (and with the same squeeze)."""
+    try:
+        await _cache_set(progress_key(round_id), progress_value(step, squeeze))
+    except Exception:  # the cache is down: a reloaded page shows the reveal from its deal
+        logger.warning("could not note the reveal progress of round %s", round_id, exc_info=True)
+
+
+def sockets_key(user_id: int, slug: str) -> str:
+    return f"bac-sockets:{user_id}:{slug}"
+
+
+async def _count(key: str, by: int) -> None:
+    if settings.REDIS_URL:
+        name = cache.make_key(key)
+        client = _redis()
+        async with client.pipeline(transaction=False) as pipe:
+            pipe.incrby(name, by)
+            pipe.expire(name, SOCKETS_TTL)
+            await pipe.execute()
+        return
+    cache.add(key, 0, SOCKETS_TTL)
+    try:
+        cache.incr(key, by)
+    except ValueError:  # expired between add and incr
+        cache.set(key, max(by, 0), SOCKETS_TTL)
+
+
+async def socket_opened(user_id: int, slug: str) -> None:
+    try:
+        await _count(sockets_key(user_id, slug), 1)
+    except Exception:  # the cache is down: others_open() then says yes
+        logger.warning("could not count a socket of player %s", user_id, exc_info=True)
+
+
+async def socket_closed(user_id: int, slug: str) -> None:
+    try:
+        await _count(sockets_key(user_id, slug), -1)
+    except Exception:
+        logger.warning("could not count a closed socket of player %s", user_id, exc_info=True)
+
+
+def others_open(user_id: int, slug: str) -> bool:
+    """Whether the player may have another socket open at this table than
+    the one asking (when unsure, yes: a push too many costs a hop; one too
+    few would leave a tab without its reveal)."""
+    try:
+        count = cache.get(sockets_key(user_id, slug))
+    except Exception:
+        return True
+    if count is None:
+        return True  # never counted (a socket opened before counting began)
+    try:
+        return int(count) > 1
+    except (TypeError, ValueError):
+        return True

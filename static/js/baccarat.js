@@ -1,7 +1,9 @@
-/* The Baccarat table's small amount of browser code: sounds, dialogs, and a
-   fallback when the reveal does not arrive. The bet slip is slip.js; the
-   rest is htmx: BET posts the slip, and the websocket pushes fragments that
-   the htmx ws extension swaps by id. */
+/* The Baccarat table's small amount of browser code: sounds, dialogs, BET
+   over the table's socket, and a fallback when the reveal does not arrive.
+   The bet slip is slip.js; the rest is htmx: with the socket open BET sends
+   the slip as a message on it (the answer and the reveal come back on it as
+   fragments the htmx ws extension swaps by id); without it BET posts the
+   slip and the reveal comes over the socket once it is back. */
 import { sound } from "./sound.js";
 import { celebrate } from "./win.js";
 
@@ -104,8 +106,14 @@ import { celebrate } from "./win.js";
   });
 
   // The socket's state on <body data-ws>: "open" once the table can show a reveal.
-  document.addEventListener("htmx:wsOpen", function () { document.body.dataset.ws = "open"; });
+  var socket = null; // the ws extension's socket, while it is open
+  document.addEventListener("htmx:wsOpen", function (evt) {
+    socket = evt.detail && evt.detail.socketWrapper;
+    document.body.dataset.ws = "open";
+  });
   document.addEventListener("htmx:wsClose", function (evt) {
+    socket = null;
+    releaseBet();
     document.body.dataset.ws = "closed";
     // 4001: the session ended (logged out elsewhere, expired, deactivated): sign in again.
     var code = evt.detail && evt.detail.event && evt.detail.event.code;
@@ -119,14 +127,47 @@ import { celebrate } from "./win.js";
   });
   document.addEventListener("htmx:afterSettle", applyPrefs);
 
-  // BET was accepted but no reveal started (the socket was down): the round
-  // is settled already, so a reload shows it.
+  // BET over the socket: the slip's fields as one message (what the HTTP
+  // BET would post), the button held until the answer (BET's "placed" or a
+  // refusal under the slip) or the socket closes. The slip key makes a BET
+  // sent twice one round.
+  var betButton = null;
+  var betTimer = null;
+  function releaseBet() {
+    if (betButton) betButton.disabled = false;
+    betButton = null;
+    if (betTimer) window.clearTimeout(betTimer);
+    betTimer = null;
+  }
+  function betOverSocket(button) {
+    var message = { action: "bet" };
+    new FormData(button.form).forEach(function (value, name) {
+      if (name !== "csrfmiddlewaretoken") message[name] = value;
+    });
+    betButton = button;
+    button.disabled = true;
+    betTimer = window.setTimeout(releaseBet, 10000);
+    socket.send(JSON.stringify(message), button);
+  }
+  document.addEventListener("htmx:wsAfterMessage", function (evt) {
+    var html = evt.detail && evt.detail.message;
+    if (typeof html !== "string" || !betButton) return;
+    if (html.indexOf('id="bac-placed"') !== -1 || html.indexOf('id="bac-slip-msg"') !== -1) releaseBet();
+  });
+
+  // BET was accepted over HTTP but no reveal started (the socket was down):
+  // the round is settled already, so a reload shows it.
   var pendingRound = null;
   document.addEventListener("htmx:beforeRequest", function (evt) {
-    if (evt.detail.elt && evt.detail.elt.matches && evt.detail.elt.matches(".bet-button")) {
-      var phase = document.getElementById("bac-phase");
-      pendingRound = phase ? phase.dataset.round : null;
+    var elt = evt.detail.elt;
+    if (!elt || !elt.matches || !elt.matches(".bet-button")) return;
+    if (socket && document.body.dataset.ws === "open") {
+      evt.preventDefault(); // the socket carries it
+      if (!betButton) betOverSocket(elt);
+      return;
     }
+    var phase = document.getElementById("bac-phase");
+    pendingRound = phase ? phase.dataset.round : null;
   });
   document.addEventListener("htmx:afterRequest", function (evt) {
     var elt = evt.detail.elt;

@@ -464,6 +464,11 @@ import { sound } from "./sound.js";
     var text = evt.detail.xhr ? evt.detail.xhr.responseText : "";
     if (text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
   });
+  // BET over the table's socket (baccarat.js): its answer is a message.
+  document.addEventListener("htmx:wsAfterMessage", function (evt) {
+    var text = evt.detail && evt.detail.message;
+    if (typeof text === "string" && text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
+  });
   slip.render();
   }
 

@@ -36,7 +36,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import User
-from django.core import signing
+from django.contrib.sessions.backends.base import UpdateError
+from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import trans_real
 
@@ -123,10 +124,9 @@ def squeeze_wish(session: Any, cookies: dict[str, str], table: Table, visit: Any
     came with the socket's handshake) and the page sends."""
     raw = session.get(SQUEEZE_SESSION_KEY.format(table=table.pk)) or {}
     name = f"{VISIT_COOKIE}_{table.pk}"
-    try:
-        current = signing.get_cookie_signer(salt=name + VISIT_COOKIE).unsign(cookies.get(name, ""))
-    except signing.BadSignature:
-        current = ""
+    handshake = HttpRequest()  # Django's own reading of a signed cookie
+    handshake.COOKIES = dict(cookies)
+    current = handshake.get_signed_cookie(name, default="", salt=VISIT_COOKIE)
     state_visit = str(raw.get("visit") or "")
     promo = bool(raw.get("promo") is True and state_visit and visit == state_visit == current)
     return SqueezeWish(on=raw.get("on") is True, promo=promo)
@@ -311,6 +311,13 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         store = import_module(settings.SESSION_ENGINE).SessionStore(self.session_key)
         if str(store.get(SESSION_KEY, "")) != str(self.user.pk):
             return None
+        # Playing over the socket is activity, as a request is: restart the
+        # session's idle clock as casino.sessions.SessionTouchMiddleware does.
+        if getattr(store, "idle_clock_stale", bool)():
+            try:
+                store.save()
+            except UpdateError:  # deleted meanwhile (logged out in another tab)
+                return None
         return store
 
     # --- events from the group -------------------------------------------

@@ -464,10 +464,12 @@ import { sound } from "./sound.js";
     var text = evt.detail.xhr ? evt.detail.xhr.responseText : "";
     if (text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
   });
-  // BET over the table's socket (baccarat.js): its answer is a message.
+  // BET over the table's socket (baccarat.js): its answer is a message, and
+  // what the socket swaps (the toggle, the squeeze stage) is drawn again.
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
     var text = evt.detail && evt.detail.message;
     if (typeof text === "string" && text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
+    else slip.render();
   });
   slip.render();
   }

@@ -244,7 +244,7 @@ def timed_out(request: PlayerRequest, slug: str) -> HttpResponse:
     which says the round is saved and links back to this table (the
     message's extra tag names the table: templates/games/lobby.html)."""
     table = war_table(slug)
-    if not war_service.has_open_round(user=request.user, table=table):
+    if not war_selectors.has_open_round(user=request.user, table=table):
         return redirect(table)
     messages.warning(
         request,

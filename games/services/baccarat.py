@@ -1,5 +1,5 @@
 """Baccarat rounds: the bet slip's limits, BET (one transaction from the
-stakes to the stored round) and the player's table settings.
+stakes to the stored round) and the player's client seed.
 
 BET decides everything when it is pressed (SPEC section 7): it validates the
 slip, takes the stakes, shuffles the shoe with the player's provably fair
@@ -26,14 +26,12 @@ from games.errors import GameError
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.services import rounds
-from games.services.push import baccarat_group, push
+from games.services.push import baccarat_group
 from games.services.rounds import BetLimits
 from games.services.wallet import Posting
 
 SIDES = ("player", "banker")
 PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
-SETTINGS_FIELDS = ("sound", "effects", "music", "history_panel", "fast_play")  # on / off
-SETTINGS_LEVELS = {"volume": (0, 100)}  # whole numbers within these bounds
 CLIENT_SEED_MAX = 64
 
 
@@ -277,7 +275,7 @@ def place_bet(
     return play(user=user, table=table, bets=bets, slip_key=slip_key, squeeze=squeeze).round
 
 
-# ------------------------------------------------------------ player settings
+# ---------------------------------------------------------------- client seed
 
 
 def check_client_seed(client_seed: str) -> str:
@@ -296,36 +294,3 @@ def change_client_seed(*, user: User, client_seed: str) -> str:
     seed = check_client_seed(client_seed)
     Profile.objects.filter(user=user).update(client_seed=seed)
     return seed
-
-
-def _level(field: str, raw: object) -> int:
-    """A level setting (the volume) as sent by a slider: a whole number within bounds."""
-    low, high = SETTINGS_LEVELS[field]
-    text = str(raw).strip()
-    if not (text.isascii() and text.isdigit() and low <= int(text) <= high):
-        raise GameError(
-            _("The volume is a whole number from %(low)s to %(high)s.")
-            % {"low": low, "high": high},
-            code="setting",
-        )
-    return int(text)
-
-
-@transaction.atomic
-def save_settings(*, user: User, values: Mapping[str, bool | int | str]) -> Profile:
-    """Store the player's sound / effects / music / history panel / fast play
-    and volume (for every game). Open tables pick up a fast-play change at once.
-
-    A level out of bounds raises ``GameError`` before anything is written.
-    """
-    levels = {f: _level(f, values[f]) for f in SETTINGS_LEVELS if f in values}
-    profile = Profile.objects.select_for_update().get(user=user)
-    wanted = {f: bool(values[f]) for f in SETTINGS_FIELDS if f in values} | levels
-    changed = [f for f, v in wanted.items() if getattr(profile, f) != v]
-    for field in changed:
-        setattr(profile, field, wanted[field])
-    if changed:
-        profile.save(update_fields=changed)
-    if "fast_play" in changed:
-        push(baccarat_group(user.pk), {"type": "speed.changed", "fast": profile.fast_play})
-    return profile

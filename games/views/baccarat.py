@@ -35,6 +35,7 @@ from games.selectors import table_history as table_history_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
+from games.services import player_settings
 from games.services.rounds import current_version, require_open
 from games.views import play_safe as play_safe_views
 from games.views import squeeze as squeeze_state
@@ -250,14 +251,14 @@ def settings_view(request: PlayerRequest) -> HttpResponse:
     if request.method == "POST":
         field_name = request.POST.get("field")
         values: dict[str, bool | str]
-        if field_name in service.SETTINGS_FIELDS:
+        if field_name in player_settings.SETTINGS_FIELDS:
             values = {field_name: truthy(request.POST.get("value"))}
-        elif field_name in service.SETTINGS_LEVELS:  # the table's volume slider
+        elif field_name in player_settings.SETTINGS_LEVELS:  # the table's volume slider
             values = {field_name: request.POST.get("value", "")}
         else:
-            values = {f: truthy(request.POST.get(f)) for f in service.SETTINGS_FIELDS}
+            values = {f: truthy(request.POST.get(f)) for f in player_settings.SETTINGS_FIELDS}
         try:
-            profile = service.save_settings(user=request.user, values=values)
+            profile = player_settings.save_settings(user=request.user, values=values)
             saved = True
         except GameError as exc:
             error = exc.message

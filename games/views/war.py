@@ -30,7 +30,7 @@ from games.selectors.tables import war_table
 from games.services import account as account_service
 from games.services import rounds
 from games.services import war as war_service
-from games.services.baccarat import save_settings
+from games.services.player_settings import save_settings
 from games.views import play_safe as play_safe_views
 from games.views.account import MaxBetForm
 from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page

@@ -395,21 +395,6 @@ def test_a_new_client_seed_shuffles_the_next_round(make_player, classic):
     ]
 
 
-def test_it_saves_the_players_settings(make_player):
-    user = make_player()
-    profile = baccarat.save_settings(
-        user=user, values={"sound": False, "music": True, "fast_play": True}
-    )
-    stored = Profile.objects.get(user=user)
-    assert (stored.sound, stored.effects, stored.music, stored.fast_play) == (
-        False,
-        True,
-        True,
-        True,
-    )
-    assert profile.music is True
-
-
 @pytest.mark.parametrize(("stake", "paid"), [(10, 19), (20, 39), (30, 58)])
 def test_a_cent_banker_win_on_classic_is_floored_to_the_cent(make_player, classic, stake, paid):
     """Seed 001: BANKER pays 1.95 times the stake, floored to the cent:

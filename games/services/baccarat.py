@@ -1,5 +1,5 @@
 """Baccarat rounds: the bet slip's limits, BET (one transaction from the
-stakes to the stored round) and the player's client seed.
+stakes to the stored round) and the side a squeeze peels.
 
 BET decides everything when it is pressed (SPEC section 7): it validates the
 slip, takes the stakes, shuffles the shoe with the player's provably fair
@@ -16,13 +16,11 @@ from fractions import Fraction
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
 from django.utils.translation import gettext as _
 
 from games.baccarat.odds import rtp
 from games.baccarat.rules import AREAS, Coup, play_coup, settle
 from games.cards import FairRng, new_shoe, shuffle
-from games.errors import GameError
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.services import rounds
@@ -32,7 +30,6 @@ from games.services.wallet import Posting
 
 SIDES = ("player", "banker")
 PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
-CLIENT_SEED_MAX = 64
 
 
 reveal_group = baccarat_group  # the name the consumer and the tests use
@@ -273,24 +270,3 @@ def place_bet(
 ) -> Round:
     """``play``, for callers that only need the stored (settled) round."""
     return play(user=user, table=table, bets=bets, slip_key=slip_key, squeeze=squeeze).round
-
-
-# ---------------------------------------------------------------- client seed
-
-
-def check_client_seed(client_seed: str) -> str:
-    seed = (client_seed or "").strip()
-    if not 1 <= len(seed) <= CLIENT_SEED_MAX or not seed.isprintable():
-        raise GameError(
-            _("A client seed is 1 to %(max)s printable characters.") % {"max": CLIENT_SEED_MAX},
-            code="client_seed",
-        )
-    return seed
-
-
-@transaction.atomic
-def change_client_seed(*, user: User, client_seed: str) -> str:
-    """Set the client seed mixed into the player's next shuffles (all games)."""
-    seed = check_client_seed(client_seed)
-    Profile.objects.filter(user=user).update(client_seed=seed)
-    return seed

@@ -1,5 +1,6 @@
 """The player's settings for every game: sound, effects, music, the history
-panel, fast play (each on or off) and the volume.
+panel, fast play (each on or off), the volume, and the client seed mixed
+into their next shuffles.
 
 Both tables' menus and the settings page save through ``save_settings``; a
 socket at an open Baccarat table hears a fast-play change at once.
@@ -19,6 +20,7 @@ from games.services.push import baccarat_group, push
 
 SETTINGS_FIELDS = ("sound", "effects", "music", "history_panel", "fast_play")  # on / off
 SETTINGS_LEVELS = {"volume": (0, 100)}  # whole numbers within these bounds
+CLIENT_SEED_MAX = 64
 
 
 def _level(field: str, raw: object) -> int:
@@ -52,3 +54,21 @@ def save_settings(*, user: User, values: Mapping[str, bool | int | str]) -> Prof
     if "fast_play" in changed:
         push(baccarat_group(user.pk), {"type": "speed.changed", "fast": profile.fast_play})
     return profile
+
+
+def check_client_seed(client_seed: str) -> str:
+    seed = (client_seed or "").strip()
+    if not 1 <= len(seed) <= CLIENT_SEED_MAX or not seed.isprintable():
+        raise GameError(
+            _("A client seed is 1 to %(max)s printable characters.") % {"max": CLIENT_SEED_MAX},
+            code="client_seed",
+        )
+    return seed
+
+
+@transaction.atomic
+def change_client_seed(*, user: User, client_seed: str) -> str:
+    """Set the client seed mixed into the player's next shuffles (all games)."""
+    seed = check_client_seed(client_seed)
+    Profile.objects.filter(user=user).update(client_seed=seed)
+    return seed

@@ -218,7 +218,7 @@ def client_seed(request: PlayerRequest, slug: str) -> HttpResponse:
     table = baccarat_table(slug)
     error = ""
     try:
-        service.change_client_seed(
+        player_settings.change_client_seed(
             user=request.user, client_seed=request.POST.get("client_seed", "")
         )
     except GameError as exc:

@@ -1,6 +1,6 @@
 """The player's settings for every game, through the service: what is
-stored, what a bad level leaves untouched, and the open tables told of a
-fast-play change."""
+stored, what a bad level or client seed leaves untouched, and the open
+tables told of a fast-play change."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from channels.layers import get_channel_layer
 
 from games.errors import GameError
 from games.models import Profile
-from games.services.player_settings import save_settings
+from games.services.player_settings import change_client_seed, save_settings
 from games.services.push import baccarat_group
 
 
@@ -54,3 +54,12 @@ def test_a_fast_play_change_reaches_the_players_open_tables(
         save_settings(user=user, values={"fast_play": True, "music": False})
     assert callbacks == []  # fast play did not change: the tables hear nothing
     async_to_sync(layer.group_discard)(baccarat_group(user.pk), channel)
+
+
+@pytest.mark.parametrize("seed", ["", "   ", "x" * 65, "tab\there"])
+def test_it_refuses_a_bad_client_seed(make_player, seed):
+    user = make_player()
+    before = Profile.objects.get(user=user).client_seed
+    with pytest.raises(GameError, match="1 to 64 printable characters"):
+        change_client_seed(user=user, client_seed=seed)
+    assert Profile.objects.get(user=user).client_seed == before

@@ -103,24 +103,13 @@ def table_rtp(version: TableVersion) -> dict[str, Fraction]:
 # -------------------------------------------------------------------- squeeze
 
 
-# The promo clip (static/js/promo.js) runs this long; its end unlocks the
-# squeeze for the rest of the visit. The end counts only this long after the
-# start the server recorded, less a little slack for the network.
-PROMO_SECONDS = 12
-PROMO_SLACK = 1.5
-
-
-def promo_finished(*, started: float | None, now: float) -> bool:
-    """The clip started at ``started`` (a time.time()) has been watched to its end."""
-    return started is not None and now - started >= PROMO_SECONDS - PROMO_SLACK
-
-
 @dataclass(frozen=True)
 class SqueezeWish:
     """What the player's table screen says about the squeeze at BET.
 
     ``on``: the SQUEEZE toggle is ON; ``promo``: the promo clip was watched to
-    its end during this visit to the table screen (the view checks the visit).
+    its end during this visit to the table screen (``services.squeeze`` checks
+    the visit).
     """
 
     on: bool = False

@@ -36,9 +36,9 @@ from games.selectors.players import account_for, profile_for
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
 from games.services import player_settings
+from games.services import squeeze as squeeze_service
 from games.services.rounds import current_version, require_open
 from games.views import play_safe as play_safe_views
-from games.views import squeeze as squeeze_state
 from games.views.amounts import BAD_AMOUNT_STATUS, bet_amount, refused_page
 from games.views.requests import PlayerRequest
 
@@ -78,8 +78,8 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     # deal or mid squeeze): the felt as its reveal starts, its result kept
     # off the roads and the balance, and the socket shows the rest.
     revealing = last if reveal_selectors.unfinished_reveal(last) else None
-    visit = squeeze_state.new_visit()  # a clip watched on an earlier render no longer counts
-    state = squeeze_state.load(request, table)
+    visit = squeeze_service.new_visit()  # a clip watched on an earlier render no longer counts
+    state = squeeze_service.load(session=request.session, table=table)
     context = presenter.table_context(
         table=table,
         version=version,
@@ -97,9 +97,10 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     )
     if revealing is not None:
         context.update(presenter.revealing_context(revealing))
-    context["promo_seconds"] = service.PROMO_SECONDS
+    context["promo_seconds"] = squeeze_service.PROMO_SECONDS
     response = render(request, TEMPLATE, context)
-    squeeze_state.start_visit(response, table, visit)
+    cookie = squeeze_service.visit_cookie(table=table, visit=visit)
+    response.set_cookie(cookie.name, cookie.value, path=cookie.path, httponly=True, samesite="Lax")
     return response
 
 
@@ -140,13 +141,16 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
     """BET: one service call settles the round; the reveal arrives over the websocket."""
     table = baccarat_table(slug)
     visit = request.POST.get("squeeze_visit")
+    wish = squeeze_service.wish(
+        session=request.session, cookies=request.COOKIES, table=table, visit=visit
+    )
     try:
         placed = service.play(
             user=request.user,
             table=table,
             bets=parse_slip(request),
             slip_key=request.POST.get("slip_key", ""),
-            squeeze=squeeze_state.wish(request, table, visit),
+            squeeze=wish,
         )
     except GameError as exc:
         return _refused(request, table, exc)
@@ -164,14 +168,15 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
     limits = service.bet_limits(
         user=request.user, version=rnd.version, profile=placed.profile, chips=table.chips
     )
-    state = squeeze_state.load(request, table)
     context = presenter.placed_context(
         table=table,
         limits=limits,
         balance=placed.balance,
         profile=placed.profile,
         rebet=rebet_for(limits, placed.balance, rnd.bets),
-        squeeze=squeeze_state.toggle_view(request, table, state, visit or ""),
+        squeeze=presenter.squeeze_toggle(
+            threshold=table.squeeze_threshold, on=wish.on, by_promo=wish.promo, visit=visit or ""
+        ),
         round_id=rnd.pk,
     )
     return HttpResponse(presenter.fragment("placed", context))

@@ -37,7 +37,6 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.base import UpdateError
-from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import trans_real
 
@@ -55,7 +54,8 @@ from games.selectors.reveal import Progress, reveal_progress, revealed_round, un
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
 from games.services import metrics
-from games.services.baccarat import SIDES, SqueezeWish, reveal_group, squeeze_side
+from games.services import squeeze as squeeze_service
+from games.services.baccarat import SIDES, reveal_group, squeeze_side
 from games.services.reveal_marks import (
     mark_shown,
     note_progress,
@@ -68,10 +68,6 @@ logger = logging.getLogger(__name__)
 
 PEEL_TIMEOUT = 600.0  # seconds a peel waits for the player before the reveal goes on
 MAX_MESSAGE_CHARS = 4096  # the longest action the table sends (a BET) is well under 1,000
-# The squeeze's state in the session and the page's visit cookie
-# (games/views/squeeze.py writes both).
-SQUEEZE_SESSION_KEY = "baccarat:squeeze:{table}"
-VISIT_COOKIE = "bac_visit"
 
 
 @dataclass(frozen=True)
@@ -115,21 +111,6 @@ def scope_language(scope: dict[str, Any]) -> str:
         except LookupError:
             continue
     return settings.LANGUAGE_CODE
-
-
-def squeeze_wish(session: Any, cookies: dict[str, str], table: Table, visit: Any) -> SqueezeWish:
-    """The squeeze at a BET sent over the socket, as games/views/squeeze.py
-    decides it for one posted: the toggle from the session; the promo clip
-    only for the visit the table's latest render started (the visit cookie
-    came with the socket's handshake) and the page sends."""
-    raw = session.get(SQUEEZE_SESSION_KEY.format(table=table.pk)) or {}
-    name = f"{VISIT_COOKIE}_{table.pk}"
-    handshake = HttpRequest()  # Django's own reading of a signed cookie
-    handshake.COOKIES = dict(cookies)
-    current = handshake.get_signed_cookie(name, default="", salt=VISIT_COOKIE)
-    state_visit = str(raw.get("visit") or "")
-    promo = bool(raw.get("promo") is True and state_visit and visit == state_visit == current)
-    return SqueezeWish(on=raw.get("on") is True, promo=promo)
 
 
 class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
@@ -273,8 +254,12 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         with translation.override(self.language):
             try:
                 table = baccarat_table(self.slug)
-                wish = squeeze_wish(
-                    session, self.scope.get("cookies") or {}, table, message.get("squeeze_visit")
+                visit = message.get("squeeze_visit")
+                wish = squeeze_service.wish(
+                    session=session,
+                    cookies=self.scope.get("cookies") or {},
+                    table=table,
+                    visit=visit if isinstance(visit, str) else None,
                 )
                 placed = service.play(
                     user=self.user,
@@ -290,9 +275,11 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 # Everything after the debit ran in one transaction, now rolled back.
                 logger.exception("BET failed at table %s", self.slug)
                 return BetAnswer(presenter.refused_answer(str(presenter.FAILED)))
-            visit = str(message.get("squeeze_visit") or "")
             toggle = presenter.squeeze_toggle(
-                threshold=table.squeeze_threshold, on=wish.on, by_promo=wish.promo, visit=visit
+                threshold=table.squeeze_threshold,
+                on=wish.on,
+                by_promo=wish.promo,
+                visit=visit if isinstance(visit, str) else "",
             )
             html = presenter.placed_answer(table=table, placed=placed, squeeze=toggle)
             rnd = placed.round

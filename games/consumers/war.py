@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
+from games.selectors import war as war_selectors
 from games.services import war as war_service
 
 TIMEOUT_CLOSE_CODE = 4000
@@ -33,7 +34,7 @@ UNAUTHENTICATED_CLOSE_CODE = 4001
 
 @in_thread
 def _deadline(user_id: int, slug: str) -> dt.datetime | None:
-    return war_service.decision_deadline(user_id=user_id, table_slug=slug)
+    return war_selectors.decision_deadline(user_id=user_id, table_slug=slug)
 
 
 class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):

@@ -1,4 +1,5 @@
-"""View models and render contexts for the game screens.
+"""View models and render contexts for the game screens (and the layout of
+the operator dashboard's charts).
 
 Views and websocket consumers both build what they render here, from stored
 rounds and the services' answers, so a page and its live updates never

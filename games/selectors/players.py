@@ -47,3 +47,8 @@ def profile_for(user: User) -> Profile:
         open_account(user=user)
         profile = Profile.objects.get(user=user)
     return profile
+
+
+def is_demo(user: User) -> bool:
+    """Whether the player plays on a demo account (its rounds count apart)."""
+    return bool(Profile.objects.filter(user=user).values_list("demo", flat=True).first())

@@ -1,7 +1,9 @@
-"""Reads behind the Casino War table: the player's rounds there."""
+"""Reads behind the Casino War table: the player's rounds there, and the
+waiting round's deadline the table's socket watches."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -52,4 +54,35 @@ def recent_rounds(*, user: User, table: Table, limit: int = HISTORY_SHOWN) -> li
     """The player's latest rounds at this table, newest first (the menu's history)."""
     return list(
         Round.objects.filter(player=user, table=table, game=Game.WAR).order_by("-id")[:limit]
+    )
+
+
+def open_round(*, user: User, table: Table) -> Round | None:
+    """The player's round at this table still waiting for a decision, if any."""
+    return (
+        Round.objects.select_related("version", "table")
+        .filter(player=user, table=table, game=Game.WAR, status=Round.Status.OPEN)
+        .order_by("-id")
+        .first()
+    )
+
+
+def has_open_round(*, user: User, table: Table) -> bool:
+    return Round.objects.filter(
+        player=user, table=table, game=Game.WAR, status=Round.Status.OPEN
+    ).exists()
+
+
+def decision_deadline(*, user_id: int, table_slug: str) -> dt.datetime | None:
+    """The deadline of the player's waiting round at this table (for the consumer)."""
+    return (
+        Round.objects.filter(
+            player_id=user_id,
+            table__slug=table_slug,
+            game=Game.WAR,
+            status=Round.Status.OPEN,
+        )
+        .order_by("-id")
+        .values_list("decision_deadline", flat=True)
+        .first()
     )

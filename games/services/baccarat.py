@@ -1,5 +1,5 @@
 """Baccarat rounds: the bet slip's limits, BET (one transaction from the
-stakes to the stored round) and the player's table settings.
+stakes to the stored round) and the side a squeeze peels.
 
 BET decides everything when it is pressed (SPEC section 7): it validates the
 slip, takes the stakes, shuffles the shoe with the player's provably fair
@@ -16,25 +16,20 @@ from fractions import Fraction
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
 from django.utils.translation import gettext as _
 
 from games.baccarat.odds import rtp
 from games.baccarat.rules import AREAS, Coup, play_coup, settle
 from games.cards import FairRng, new_shoe, shuffle
-from games.errors import GameError
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.services import rounds
-from games.services.push import baccarat_group, push
+from games.services.push import baccarat_group
 from games.services.rounds import BetLimits
 from games.services.wallet import Posting
 
 SIDES = ("player", "banker")
 PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
-SETTINGS_FIELDS = ("sound", "effects", "music", "history_panel", "fast_play")  # on / off
-SETTINGS_LEVELS = {"volume": (0, 100)}  # whole numbers within these bounds
-CLIENT_SEED_MAX = 64
 
 
 reveal_group = baccarat_group  # the name the consumer and the tests use
@@ -108,24 +103,13 @@ def table_rtp(version: TableVersion) -> dict[str, Fraction]:
 # -------------------------------------------------------------------- squeeze
 
 
-# The promo clip (static/js/promo.js) runs this long; its end unlocks the
-# squeeze for the rest of the visit. The end counts only this long after the
-# start the server recorded, less a little slack for the network.
-PROMO_SECONDS = 12
-PROMO_SLACK = 1.5
-
-
-def promo_finished(*, started: float | None, now: float) -> bool:
-    """The clip started at ``started`` (a time.time()) has been watched to its end."""
-    return started is not None and now - started >= PROMO_SECONDS - PROMO_SLACK
-
-
 @dataclass(frozen=True)
 class SqueezeWish:
     """What the player's table screen says about the squeeze at BET.
 
     ``on``: the SQUEEZE toggle is ON; ``promo``: the promo clip was watched to
-    its end during this visit to the table screen (the view checks the visit).
+    its end during this visit to the table screen (``services.squeeze`` checks
+    the visit).
     """
 
     on: bool = False
@@ -284,57 +268,3 @@ def place_bet(
 ) -> Round:
     """``play``, for callers that only need the stored (settled) round."""
     return play(user=user, table=table, bets=bets, slip_key=slip_key, squeeze=squeeze).round
-
-
-# ------------------------------------------------------------ player settings
-
-
-def check_client_seed(client_seed: str) -> str:
-    seed = (client_seed or "").strip()
-    if not 1 <= len(seed) <= CLIENT_SEED_MAX or not seed.isprintable():
-        raise GameError(
-            _("A client seed is 1 to %(max)s printable characters.") % {"max": CLIENT_SEED_MAX},
-            code="client_seed",
-        )
-    return seed
-
-
-@transaction.atomic
-def change_client_seed(*, user: User, client_seed: str) -> str:
-    """Set the client seed mixed into the player's next shuffles (all games)."""
-    seed = check_client_seed(client_seed)
-    Profile.objects.filter(user=user).update(client_seed=seed)
-    return seed
-
-
-def _level(field: str, raw: object) -> int:
-    """A level setting (the volume) as sent by a slider: a whole number within bounds."""
-    low, high = SETTINGS_LEVELS[field]
-    text = str(raw).strip()
-    if not (text.isascii() and text.isdigit() and low <= int(text) <= high):
-        raise GameError(
-            _("The volume is a whole number from %(low)s to %(high)s.")
-            % {"low": low, "high": high},
-            code="setting",
-        )
-    return int(text)
-
-
-@transaction.atomic
-def save_settings(*, user: User, values: Mapping[str, bool | int | str]) -> Profile:
-    """Store the player's sound / effects / music / history panel / fast play
-    and volume (for every game). Open tables pick up a fast-play change at once.
-
-    A level out of bounds raises ``GameError`` before anything is written.
-    """
-    levels = {f: _level(f, values[f]) for f in SETTINGS_LEVELS if f in values}
-    profile = Profile.objects.select_for_update().get(user=user)
-    wanted = {f: bool(values[f]) for f in SETTINGS_FIELDS if f in values} | levels
-    changed = [f for f, v in wanted.items() if getattr(profile, f) != v]
-    for field in changed:
-        setattr(profile, field, wanted[field])
-    if changed:
-        profile.save(update_fields=changed)
-    if "fast_play" in changed:
-        push(baccarat_group(user.pk), {"type": "speed.changed", "fast": profile.fast_play})
-    return profile

@@ -40,6 +40,8 @@ from games.errors import BetRefused, GameError, InsufficientChips
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.presets import WAR_AREAS
+from games.selectors import war as war_selectors
+from games.selectors.players import is_demo
 from games.services import metrics, play_safe, rounds
 from games.services.push import push, war_group
 from games.services.wallet import Posting, post
@@ -73,22 +75,6 @@ class WarBet:
 
 
 group_name = war_group  # the name the consumer and the tests use
-
-
-def open_round(*, user: User, table: Table) -> Round | None:
-    """The player's round at this table still waiting for a decision, if any."""
-    return (
-        Round.objects.select_related("version", "table")
-        .filter(player=user, table=table, game=Game.WAR, status=Round.Status.OPEN)
-        .order_by("-id")
-        .first()
-    )
-
-
-def has_open_round(*, user: User, table: Table) -> bool:
-    return Round.objects.filter(
-        player=user, table=table, game=Game.WAR, status=Round.Status.OPEN
-    ).exists()
 
 
 def timed_out(rnd: Round, *, now: dt.datetime | None = None) -> bool:
@@ -321,8 +307,7 @@ def decide(
     except GameError as refusal:
         metrics.refused(Game.WAR, refusal.code)
         raise
-    demo = Profile.objects.filter(user=user).values_list("demo", flat=True).first()
-    metrics.settled(rnd, table=rnd.table.slug, demo=bool(demo))
+    metrics.settled(rnd, table=rnd.table.slug, demo=is_demo(user))
     metrics.result_sent(Game.WAR, started)
     return rnd
 
@@ -442,7 +427,7 @@ def _decide(
 def resume(*, user: User, table: Table, now: dt.datetime | None = None) -> Round | None:
     """The player is back at the table: their waiting round, if any, with a
     fresh countdown (the same cards; nothing is dealt again)."""
-    rnd = open_round(user=user, table=table)
+    rnd = war_selectors.open_round(user=user, table=table)
     if rnd is None:
         return None
     return restart_countdown(rnd, now=now)
@@ -457,18 +442,3 @@ def restart_countdown(rnd: Round, *, now: dt.datetime | None = None) -> Round:
     )
     _notify(rnd.player_id, rnd.table.slug)
     return rnd
-
-
-def decision_deadline(*, user_id: int, table_slug: str) -> dt.datetime | None:
-    """The deadline of the player's waiting round at this table (for the consumer)."""
-    return (
-        Round.objects.filter(
-            player_id=user_id,
-            table__slug=table_slug,
-            game=Game.WAR,
-            status=Round.Status.OPEN,
-        )
-        .order_by("-id")
-        .values_list("decision_deadline", flat=True)
-        .first()
-    )

@@ -36,8 +36,9 @@ from games.selectors import table_history as table_history_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
+from games.services import player_settings
+from games.services import squeeze as squeeze_service
 from games.services.rounds import current_version, require_open
-from games.views import squeeze as squeeze_state
 from games.views.amounts import BAD_AMOUNT_STATUS, refused_page
 from games.views.requests import PlayerRequest
 
@@ -65,8 +66,8 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     # deal or mid squeeze): the felt as its reveal starts, its result kept
     # off the roads and the balance, and the socket shows the rest.
     revealing = last if reveal_selectors.unfinished_reveal(last) else None
-    visit = squeeze_state.new_visit()  # a clip watched on an earlier render no longer counts
-    state = squeeze_state.load(request, table)
+    visit = squeeze_service.new_visit()  # a clip watched on an earlier render no longer counts
+    state = squeeze_service.load(session=request.session, table=table)
     context = presenter.table_context(
         table=table,
         version=version,
@@ -84,9 +85,10 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     )
     if revealing is not None:
         context.update(presenter.revealing_context(revealing))
-    context["promo_seconds"] = service.PROMO_SECONDS
+    context["promo_seconds"] = squeeze_service.PROMO_SECONDS
     response = render(request, TEMPLATE, context)
-    squeeze_state.start_visit(response, table, visit)
+    cookie = squeeze_service.visit_cookie(table=table, visit=visit)
+    response.set_cookie(cookie.name, cookie.value, path=cookie.path, httponly=True, samesite="Lax")
     return response
 
 
@@ -115,13 +117,16 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
     """BET: one service call settles the round; the reveal arrives over the websocket."""
     table = baccarat_table(slug)
     visit = request.POST.get("squeeze_visit")
+    wish = squeeze_service.wish(
+        session=request.session, cookies=request.COOKIES, table=table, visit=visit
+    )
     try:
         placed = service.play(
             user=request.user,
             table=table,
             bets=parse_slip(request),
             slip_key=request.POST.get("slip_key", ""),
-            squeeze=squeeze_state.wish(request, table, visit),
+            squeeze=wish,
         )
     except GameError as exc:
         return _refused(request, table, exc)
@@ -131,9 +136,10 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
         return _refused(request, table, str(presenter.FAILED))
     if not request.htmx:
         return redirect(table.get_absolute_url())
-    state = squeeze_state.load(request, table)
-    squeeze = squeeze_state.toggle_view(request, table, state, visit or "")
-    return HttpResponse(presenter.placed_answer(table=table, placed=placed, squeeze=squeeze))
+    toggle = presenter.squeeze_toggle(
+        threshold=table.squeeze_threshold, on=wish.on, by_promo=wish.promo, visit=visit or ""
+    )
+    return HttpResponse(presenter.placed_answer(table=table, placed=placed, squeeze=toggle))
 
 
 @login_required
@@ -177,7 +183,7 @@ def client_seed(request: PlayerRequest, slug: str) -> HttpResponse:
     table = baccarat_table(slug)
     error = ""
     try:
-        service.change_client_seed(
+        player_settings.change_client_seed(
             user=request.user, client_seed=request.POST.get("client_seed", "")
         )
     except GameError as exc:
@@ -210,14 +216,14 @@ def settings_view(request: PlayerRequest) -> HttpResponse:
     if request.method == "POST":
         field_name = request.POST.get("field")
         values: dict[str, bool | str]
-        if field_name in service.SETTINGS_FIELDS:
+        if field_name in player_settings.SETTINGS_FIELDS:
             values = {field_name: truthy(request.POST.get("value"))}
-        elif field_name in service.SETTINGS_LEVELS:  # the table's volume slider
+        elif field_name in player_settings.SETTINGS_LEVELS:  # the table's volume slider
             values = {field_name: request.POST.get("value", "")}
         else:
-            values = {f: truthy(request.POST.get(f)) for f in service.SETTINGS_FIELDS}
+            values = {f: truthy(request.POST.get(f)) for f in player_settings.SETTINGS_FIELDS}
         try:
-            profile = service.save_settings(user=request.user, values=values)
+            profile = player_settings.save_settings(user=request.user, values=values)
             saved = True
         except GameError as exc:
             error = exc.message

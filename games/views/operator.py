@@ -35,10 +35,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from games.admin.charts import table_charts
 from games.display import format_chips
 from games.errors import GameError
 from games.models import Table, Wallet
+from games.presenters.charts import table_charts
 from games.selectors.dashboard import (
     DEFAULT_PERIOD,
     PAY_KEYS,

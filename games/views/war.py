@@ -32,7 +32,7 @@ from games.selectors.tables import war_table
 from games.services import account as account_service
 from games.services import rounds
 from games.services import war as war_service
-from games.services.baccarat import save_settings
+from games.services.player_settings import save_settings
 from games.views.account import MaxBetForm
 from games.views.amounts import BAD_AMOUNT_STATUS, refused_page
 from games.views.demo import not_in_demo
@@ -245,7 +245,7 @@ def timed_out(request: PlayerRequest, slug: str) -> HttpResponse:
     which says the round is saved and links back to this table (the
     message's extra tag names the table: templates/games/lobby.html)."""
     table = war_table(slug)
-    if not war_service.has_open_round(user=request.user, table=table):
+    if not war_selectors.has_open_round(user=request.user, table=table):
         return redirect(table)
     messages.warning(
         request,

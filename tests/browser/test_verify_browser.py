@@ -20,6 +20,7 @@ from games.fairness_vectors import VECTORS
 from games.models import Profile, Round, Table
 from games.services import baccarat as baccarat_service
 from games.services import war as war_service
+from games.services.player_settings import change_client_seed
 from tests.browser.test_contrast_browser import log_in
 
 pytestmark = pytest.mark.browser
@@ -190,7 +191,7 @@ def test_a_client_seed_typed_to_attack_the_operator_stays_text_on_the_round_page
 ):
     seed = '</pre><meta http-equiv=refresh content="0;url=//evil">'
     player = get_user_model().objects.get(username=signed_up)
-    baccarat_service.change_client_seed(user=player, client_seed=seed)
+    change_client_seed(user=player, client_seed=seed)
     table = Table.objects.get(slug="baccarat-classic")
     rnd = baccarat_service.place_bet(user=player, table=table, bets={"banker": 1_000}, slip_key="x")
     operator = get_user_model().objects.create_user(f"op-{signed_up}", is_staff=True)

@@ -22,6 +22,7 @@ from django.utils.html import escape
 from games.models import Profile, Table
 from games.services import baccarat as baccarat_service
 from games.services import war as war_service
+from games.services.player_settings import change_client_seed
 from games.templatetags.fair import pyliteral
 from tests.fairness.rounds import FILE
 from tests.seeds import find_seed, war_cases
@@ -85,7 +86,7 @@ def test_a_hostile_client_seed_is_inert_text_for_the_operator_and_a_literal_in_t
     client, make_player, seed
 ):
     player = make_player()
-    baccarat_service.change_client_seed(user=player, client_seed=seed)
+    change_client_seed(user=player, client_seed=seed)
     table = Table.objects.get(slug="baccarat-classic")
     rnd = baccarat_service.place_bet(user=player, table=table, bets={"player": 1_000}, slip_key="s")
     client.force_login(operator(make_player))

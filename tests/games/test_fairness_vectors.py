@@ -23,6 +23,7 @@ from games.fairness_vectors import FIRST_STEPS, UTF8_MESSAGE, VECTORS
 from games.models import Table
 from games.presenters.fair import VECTOR_NAMES, snippet_text
 from games.services import baccarat as baccarat_service
+from games.services.player_settings import change_client_seed
 from games.verify import report
 
 
@@ -135,7 +136,7 @@ def test_the_fairness_page_prints_the_vectors_and_their_snippets(client):
 def test_the_snippet_on_a_rounds_page_verifies_that_round(client, make_player):
     player = make_player()
     # A client seed that needs escaping both in HTML and in Python.
-    baccarat_service.change_client_seed(user=player, client_seed='it\'s "mine" <&> ラ\\')
+    change_client_seed(user=player, client_seed='it\'s "mine" <&> ラ\\')
     table = Table.objects.get(slug="baccarat-classic")
     rnd = baccarat_service.place_bet(user=player, table=table, bets={"player": 1_000}, slip_key="s")
     client.force_login(player)

@@ -30,6 +30,7 @@ from games.models import Profile, Round, Table, Wallet
 from games.services import account as account_service
 from games.services import baccarat as baccarat_service
 from games.services import war as war_service
+from games.services.player_settings import SETTINGS_FIELDS
 from games.services.rounds import current_version
 from tests.security.conftest import (
     BAD_AMOUNT_TEXT,
@@ -710,7 +711,7 @@ def test_settings_take_any_post_without_touching_the_books(baccarat_player, data
         response = client.post(reverse("baccarat_settings"), data, **headers)
     assert response.status_code in (200, 302)
     profile = Profile.objects.get(user=baccarat_player)
-    assert all(isinstance(getattr(profile, f), bool) for f in baccarat_service.SETTINGS_FIELDS)
+    assert all(isinstance(getattr(profile, f), bool) for f in SETTINGS_FIELDS)
 
 
 def test_the_settings_form_does_not_redirect_off_site(baccarat_player):

@@ -24,6 +24,7 @@ from games.errors import BetRefused, GameError, InsufficientChips, TableClosed
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services import baccarat
 from games.services.faults import InjectedFault, inject_fault
+from games.services.player_settings import change_client_seed
 from games.verify import derive_shoe
 
 CLIENT_SEED = "baccarat-tests"
@@ -370,21 +371,12 @@ def test_it_announces_the_round_to_the_players_tables_after_commit(
     async_to_sync(layer.group_discard)(baccarat.reveal_group(user.pk), channel)
 
 
-# --- settings ----------------------------------------------------------------
-
-
-@pytest.mark.parametrize("seed", ["", "   ", "x" * 65, "tab\there"])
-def test_it_refuses_a_bad_client_seed(make_player, seed):
-    user = make_player()
-    before = Profile.objects.get(user=user).client_seed
-    with pytest.raises(GameError, match="1 to 64 printable characters"):
-        baccarat.change_client_seed(user=user, client_seed=seed)
-    assert Profile.objects.get(user=user).client_seed == before
+# --- the client seed ---------------------------------------------------------
 
 
 def test_a_new_client_seed_shuffles_the_next_round(make_player, classic):
     user = make_player(chips=1_000)
-    assert baccarat.change_client_seed(user=user, client_seed="  lucky seven  ") == "lucky seven"
+    assert change_client_seed(user=user, client_seed="  lucky seven  ") == "lucky seven"
     rnd = baccarat.place_bet(user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="s")
     assert rnd.client_seed == "lucky seven"
     assert rnd.cards == [
@@ -393,21 +385,6 @@ def test_a_new_client_seed_shuffles_the_next_round(make_player, classic):
             derive_shoe(rnd.server_seed, "lucky seven", rnd.nonce, 8)
         ).cards_in_deal_order
     ]
-
-
-def test_it_saves_the_players_settings(make_player):
-    user = make_player()
-    profile = baccarat.save_settings(
-        user=user, values={"sound": False, "music": True, "fast_play": True}
-    )
-    stored = Profile.objects.get(user=user)
-    assert (stored.sound, stored.effects, stored.music, stored.fast_play) == (
-        False,
-        True,
-        True,
-        True,
-    )
-    assert profile.music is True
 
 
 @pytest.mark.parametrize(("stake", "paid"), [(10, 19), (20, 39), (30, 58)])

@@ -1,7 +1,9 @@
 """The squeeze on the service side: who gets to peel, the navigator's numbers
 for positions worked by hand (checked against a brute-force enumeration
 written here, independent of the core), a navigator that cannot depend on
-the hidden card, and a squeeze that never changes a round.
+the hidden card, a squeeze that never changes a round, and the toggle and
+the promo clip's visit read from a session and cookies (as a socket holds
+them).
 
 Shoes are chosen, never patched: server seeds are tried with the pure core
 until the shuffle deals the wanted coup.
@@ -14,10 +16,13 @@ import re
 from collections import Counter
 from fractions import Fraction
 from functools import cache
+from importlib import import_module
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
+from django.urls import reverse
 
 from games.baccarat.rules import play_coup
 from games.cards import Card
@@ -25,6 +30,7 @@ from games.models import Profile, Round, Table, Wallet
 from games.presenters import baccarat as presenter
 from games.presenters.baccarat import reveal_steps
 from games.services import baccarat
+from games.services import squeeze as squeeze_service
 from games.services.baccarat import SqueezeWish, squeeze_side
 from games.verify import derive_shoe
 from tests.seeds import find_seed
@@ -414,3 +420,84 @@ def test_the_reveal_event_names_the_side_to_squeeze(
             "table": classic.slug,
             "squeeze": side,
         }
+
+
+# --- the toggle and the clip's visit, from a session and cookies ---------------
+#
+# The table's socket holds the session and the cookies of the page that opened
+# it (scope["session"], scope["cookies"]), not a request: the squeeze's state
+# is read from those, and must say what the page's own requests would.
+
+
+def socket_scope(client) -> tuple:
+    """The session and cookies a socket opened by this browser would hold."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    cookies = {name: morsel.value for name, morsel in client.cookies.items()}
+    return store(session_key=cookies[settings.SESSION_COOKIE_NAME]), cookies
+
+
+def page_visit(client, table) -> str:
+    html = client.get(table.get_absolute_url()).content.decode()
+    return re.search(r'name="squeeze_visit" value="(\w+)"', html).group(1)
+
+
+def test_a_socket_reads_the_squeeze_the_page_unlocked(client, make_player, classic):
+    client.force_login(make_player(chips=10_000))
+    visit = page_visit(client, classic)
+    squeeze_url = reverse("baccarat_squeeze", args=[classic.slug])
+    client.post(squeeze_url, {"action": "promo_start", "visit": visit})
+    session = client.session  # the clip ran its length: its start is moved back
+    session[f"baccarat:squeeze:{classic.pk}"]["promo_started"] -= squeeze_service.PROMO_SECONDS
+    session.save()
+    client.post(squeeze_url, {"action": "promo_end", "visit": visit})
+
+    session, cookies = socket_scope(client)
+    wish = squeeze_service.wish(session=session, cookies=cookies, table=classic, visit=visit)
+    assert wish == SqueezeWish(on=True, promo=True)
+    # Another page's token, or a socket of the next render of the screen, gets no unlock.
+    wish = squeeze_service.wish(session=session, cookies=cookies, table=classic, visit="old")
+    assert wish == SqueezeWish(on=True, promo=False)
+    page_visit(client, classic)
+    session, cookies = socket_scope(client)
+    wish = squeeze_service.wish(session=session, cookies=cookies, table=classic, visit=visit)
+    assert wish == SqueezeWish(on=True, promo=False)
+
+
+def test_a_visit_cookie_is_trusted_only_with_its_signature_and_at_its_own_table(classic, social):
+    session: dict = {}
+    visit = squeeze_service.new_visit()
+    signed = squeeze_service.visit_cookie(table=classic, visit=visit)
+    watch = {"session": session, "table": classic, "visit": visit}
+    squeeze_service.act(cookies={signed.name: signed.value}, action="promo_start", now=0.0, **watch)
+    finished = squeeze_service.PROMO_SECONDS
+    for forged in (
+        visit,  # the token alone, unsigned
+        signed.value[:-1] + ("A" if signed.value[-1] != "A" else "B"),  # a signature altered
+        squeeze_service.visit_cookie(table=social, visit=visit).value,  # signed for another table
+    ):
+        answer = squeeze_service.act(
+            cookies={signed.name: forged}, action="promo_end", now=finished, **watch
+        )
+        assert answer.error == "This page is out of date. Reload the table to watch the clip."
+        assert answer.wish == SqueezeWish(on=False, promo=False)
+    answer = squeeze_service.act(
+        cookies={signed.name: signed.value}, action="promo_end", now=finished, **watch
+    )
+    assert answer.note == "Squeeze unlocked for this visit to the table."
+    assert answer.wish == SqueezeWish(on=True, promo=True)
+
+
+def test_a_clip_ended_before_its_length_unlocks_nothing(classic):
+    session: dict = {}
+    visit = squeeze_service.new_visit()
+    cookie = squeeze_service.visit_cookie(table=classic, visit=visit)
+    watch = {"session": session, "cookies": {cookie.name: cookie.value}, "table": classic}
+    squeeze_service.act(action="promo_start", visit=visit, now=1000.0, **watch)
+    early = 1000.0 + squeeze_service.PROMO_SECONDS - squeeze_service.PROMO_SLACK - 0.5
+    answer = squeeze_service.act(action="promo_end", visit=visit, now=early, **watch)
+    assert answer.error == "Watch the clip to its end to unlock the squeeze."
+    assert answer.wish == SqueezeWish(on=False, promo=False)
+    before = dict(session)
+    answer = squeeze_service.act(action="rewind", visit=visit, now=early, **watch)
+    assert (answer.wish, answer.error, answer.note) == (SqueezeWish(), "", "")
+    assert session == before  # an unknown action changes nothing

@@ -15,7 +15,8 @@ from channels.layers import get_channel_layer
 from django.urls import reverse
 
 from games.models import Round, Table
-from games.services.baccarat import PROMO_SECONDS, reveal_group
+from games.services.baccarat import reveal_group
+from games.services.squeeze import PROMO_SECONDS
 
 SLUG = "baccarat-classic"  # squeeze from 5,000 chips; chips 1 5 10 50 100
 

@@ -29,19 +29,16 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Any, cast
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import User
-from django.contrib.sessions.backends.base import UpdateError
 from django.utils import translation
-from django.utils.translation import trans_real
 
 from games.amounts import slip_stakes
 from games.baccarat.rules import AREAS
+from games.consumers.language import scope_language
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
@@ -93,24 +90,6 @@ class BetAnswer:
     squeeze: str | None = None
     steps: list[RevealStep] | None = None  # None for a refusal or a replayed slip
     session_over: bool = False
-
-
-def scope_language(scope: dict[str, Any]) -> str:
-    """The language the page was rendered in: the language cookie, then
-    Accept-Language, then the site default (as LocaleMiddleware decides)."""
-    candidates = []
-    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
-    if cookie:
-        candidates.append(cookie)
-    headers = dict(scope.get("headers") or [])
-    accept = headers.get(b"accept-language", b"").decode("latin-1")
-    candidates += [code for code, _q in trans_real.parse_accept_lang_header(accept) if code != "*"]
-    for code in candidates:
-        try:
-            return trans_real.get_supported_language_variant(code)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
 
 
 class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
@@ -248,7 +227,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     def _play(self, message: dict[str, Any]) -> BetAnswer:
         """The pipeline, as the HTTP BET runs it, and the reveal's steps
         rendered from the round it returns."""
-        session = self._fresh_session()
+        session = self.fresh_session()
         if session is None:
             return BetAnswer("", session_over=True)
         with translation.override(self.language):
@@ -288,24 +267,6 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             side = squeeze_side(stakes=rnd.bets, threshold=rnd.version.squeeze_threshold, wish=wish)
             steps = presenter.reveal_steps(rnd, table=table, squeeze=side)
             return BetAnswer(html, rnd.pk, side, steps)
-
-    def _fresh_session(self) -> Any:
-        """The session as it is now (the squeeze toggle may have changed over
-        HTTP since the socket opened), or None once it has ended: logged out,
-        expired, or another account's."""
-        if not self.session_key:
-            return None
-        store = import_module(settings.SESSION_ENGINE).SessionStore(self.session_key)
-        if str(store.get(SESSION_KEY, "")) != str(self.user.pk):
-            return None
-        # Playing over the socket is activity, as a request is: restart the
-        # session's idle clock as casino.sessions.SessionTouchMiddleware does.
-        if getattr(store, "idle_clock_stale", bool)():
-            try:
-                store.save()
-            except UpdateError:  # deleted meanwhile (logged out in another tab)
-                return None
-        return store
 
     # --- events from the group -------------------------------------------
 

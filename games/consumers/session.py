@@ -30,6 +30,8 @@ import structlog
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.backends.base import SessionBase, UpdateError
 from django.utils import timezone
 
 from casino import metrics
@@ -111,6 +113,26 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
             return
         self.session_ended = True
         await self.close(code=SESSION_END_CLOSE_CODE)
+
+    def fresh_session(self) -> SessionBase | None:
+        """The session as it is now, for an action sent over the socket (the
+        squeeze toggle may have changed over HTTP since the socket opened),
+        or None once it has ended: logged out, expired, or another account's.
+        It reads the store: call it in a thread."""
+        if not self.session_key:
+            return None
+        store = import_module(settings.SESSION_ENGINE).SessionStore(self.session_key)
+        user = self.scope.get("user")
+        if user is None or str(store.get(SESSION_KEY, "")) != str(user.pk):
+            return None
+        # Playing over the socket is activity, as a request is: restart the
+        # session's idle clock as casino.sessions.SessionTouchMiddleware does.
+        if getattr(store, "idle_clock_stale", bool)():
+            try:
+                store.save()
+            except UpdateError:  # deleted meanwhile (logged out in another tab)
+                return None
+        return store
 
     async def _watch_session(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):

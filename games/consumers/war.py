@@ -1,4 +1,13 @@
-"""The Casino War table's socket: it enforces the tie decision's time limit.
+"""The Casino War table's socket: DEAL and the tie decision, and the
+decision's time limit.
+
+With JavaScript on, DEAL and WAR / SURRENDER are messages on this socket
+(``{"action": "deal", "slip_key", "ante", "tie_bet"}``,
+``{"action": "decide", "round_id", "decision"}``). The consumer runs the
+same services as the HTTP endpoints (``war.play``, ``war.decide``) and
+answers with the same fragment (``war/table.html#update``, each part
+swapped by id), or the message region with the refusal. A decision too late
+closes the socket with ``TIMEOUT_CLOSE_CODE``, as below.
 
 The deadline lives on the round in the database (the server is the authority
 on it). While a player's round at this table waits for a decision, the
@@ -19,14 +28,35 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any, cast
 
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.utils import timezone
+from django.contrib.auth.models import User
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
+from games.amounts import bet_amount
+from games.consumers.language import scope_language
+from games.consumers.limits import MessageBudget
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
+from games.errors import GameError
+from games.models import Round
+from games.presenters import war as presenter
+from games.presenters.refusals import play_safe_refusal
 from games.selectors import war as war_selectors
+from games.selectors.players import account_for
+from games.selectors.tables import war_table
 from games.services import war as war_service
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_CHARS = 4096  # a DEAL or a decision is well under 300
 
 TIMEOUT_CLOSE_CODE = 4000
 UNAUTHENTICATED_CLOSE_CODE = 4001
@@ -35,6 +65,19 @@ UNAUTHENTICATED_CLOSE_CODE = 4001
 @in_thread
 def _deadline(user_id: int, slug: str) -> dt.datetime | None:
     return war_selectors.decision_deadline(user_id=user_id, table_slug=slug)
+
+
+@dataclass(frozen=True)
+class Answer:
+    html: str = ""
+    timed_out: bool = False  # the decision came after its deadline
+    session_over: bool = False
+
+
+def _round_id(raw: Any) -> int | None:
+    text = str(raw) if isinstance(raw, str | int) and not isinstance(raw, bool) else ""
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 19 else None
 
 
 class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
@@ -46,6 +89,9 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             await self.close(code=UNAUTHENTICATED_CLOSE_CODE)
             return
         self.user_id: int = user.pk
+        self.user = cast(User, user)  # AuthMiddleware's lazy user, authenticated above
+        self.language = scope_language(dict(self.scope))
+        self.budget = MessageBudget.from_settings()
         self.slug: str = self.scope["url_route"]["kwargs"]["slug"]
         self.group: str = war_service.group_name(user.pk)
         self.timer: asyncio.Task | None = None
@@ -59,6 +105,94 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             timer.cancel()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not text_data or len(text_data) > MAX_MESSAGE_CHARS:
+            return
+        try:
+            message = json.loads(text_data)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(message, dict) or message.get("action") not in ("deal", "decide"):
+            return
+        if not self.budget.take():
+            if self.budget.exhausted:
+                await self.close(code=self.budget.CLOSE_CODE)  # a script, not a player
+            else:
+                await self.send(text_data=presenter.refused_answer(self.budget.refusal()))
+            return
+        answer = await self._act(message)
+        if answer.session_over:
+            await self.session_end()
+        elif answer.timed_out:
+            await self.close(code=TIMEOUT_CLOSE_CODE)
+        else:
+            await self.send(text_data=answer.html)
+
+    @in_thread
+    def _act(self, message: dict[str, Any]) -> Answer:
+        """DEAL or the decision, through the services the HTTP endpoints call,
+        and the same fragment back."""
+        if self.fresh_session() is None:
+            return Answer(session_over=True)
+        with translation.override(self.language):
+            try:
+                table = war_table(self.slug)
+                if message["action"] == "deal":
+                    placed = war_service.play(
+                        user=self.user,
+                        table=table,
+                        ante=bet_amount(message.get("ante")),
+                        tie_bet=bet_amount(message.get("tie_bet")),
+                        slip_key=str(message.get("slip_key") or ""),
+                    )
+                    rnd, balance, profile, fresh_from = (
+                        placed.round,
+                        placed.balance,
+                        placed.profile,
+                        0,
+                    )
+                else:
+                    round_id = _round_id(message.get("round_id"))
+                    if round_id is None:
+                        raise GameError(_("There is no such round."), code="missing")
+                    rnd = war_service.decide(
+                        user=self.user,
+                        round_id=round_id,
+                        decision=str(message.get("decision") or ""),
+                    )
+                    account = account_for(self.user)
+                    balance, profile, fresh_from = account.balance, account.profile, 2
+            except GameError as exc:
+                if exc.code == "timeout":
+                    return Answer(timed_out=True)
+                return Answer(presenter.refused_answer(exc.message) + play_safe_refusal(exc))
+            except Exception:
+                # Everything ran in one transaction, now rolled back.
+                logger.exception("%s failed at table %s", message["action"], self.slug)
+                return Answer(
+                    presenter.refused_answer(
+                        _(
+                            "Something went wrong while dealing. "
+                            "The round was cancelled and nothing was taken."
+                        )
+                    )
+                )
+            if rnd.status == Round.Status.SETTLED:
+                last_settled: Round | None = rnd
+            else:
+                last_settled = war_selectors.last_settled(user=self.user, table=table)
+            context = presenter.round_context(
+                user=self.user,
+                table=table,
+                rnd=rnd,
+                balance=balance,
+                profile=profile,
+                last_settled=last_settled,
+                fresh_from=fresh_from,
+                slip_key=uuid.uuid4().hex,
+            )
+            return Answer(render_to_string(f"{presenter.TEMPLATE}#update", context))
 
     async def war_update(self, event: dict) -> None:
         if event.get("slug") == self.slug:

@@ -15,6 +15,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -26,6 +27,8 @@ from games.models import Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.presenters.common import chip_colour, chip_views, settled_kind
 from games.services import account as account_service
+from games.services import rounds
+from games.services import war as war_service
 from games.services.war import WAR_CARD_COUNT
 
 TEMPLATE = "war/table.html"
@@ -364,3 +367,67 @@ def rules_context(
         "timeout": version.decision_timeout,
         "better": "surrender" if edges["surrender"] < edges["war"] else "war",
     }
+
+
+# ------------------------------------------------------ DEAL's and WAR's answers
+
+
+def table_limits(*, user: Any, table: Table, profile: Profile) -> dict[str, Any]:
+    """The limits the chip rack checks, with the largest ante that can still
+    go to war under the MAX BET (what the table says at the ante)."""
+    current = rounds.current_version(table)
+    limits = war_service.bet_limits(user=user, version=current, profile=profile, chips=table.chips)
+    return {
+        **limits_view(current, (limits.max_bet, limits.personal)),
+        "war_ante_max": war_service.largest_war_ante(limits),
+        "step": limits.step,
+    }
+
+
+def round_context(
+    *,
+    user: Any,
+    table: Table,
+    rnd: Round | None,
+    balance: int,
+    profile: Profile,
+    last_settled: Round | None,
+    slip_key: str,
+    fresh_from: int | None = None,
+) -> dict[str, Any]:
+    """The table with ``rnd`` on the felt (the page, and DEAL's and the
+    decision's answers, over HTTP or the table's socket)."""
+    version = rnd.version if rnd is not None else rounds.current_version(table)
+    view = None
+    if rnd is not None:
+        waiting = rnd.status == Round.Status.OPEN
+        view = round_view(
+            rnd,
+            fresh_from=fresh_from,
+            can_war=waiting and war_service.can_war(balance=balance, ante=rnd.bets["ante"]),
+            surrender_back=(
+                war_service.surrender_back(ante=rnd.bets["ante"], version=rnd.version)
+                if waiting
+                else 0
+            ),
+            chips=table.chips,
+            fast=profile.fast_play,
+        )
+    return table_context(
+        table=table,
+        version=version,
+        limits=table_limits(user=user, table=table, profile=profile),
+        balance=balance,
+        profile=profile,
+        round_view=view,
+        last_settled=last_settled,
+        slip_key=slip_key,
+    )
+
+
+def refused_answer(message: str) -> str:
+    """A refused DEAL or decision over the socket: the message region says
+    why (swapped by id); nothing else changes."""
+    return render_to_string(
+        f"{TEMPLATE}#message", {"message": message, "message_level": "error", "oob": True}
+    )

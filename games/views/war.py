@@ -53,17 +53,7 @@ class MenuMaxBetForm(MaxBetForm):
 
 
 def _limits(request: PlayerRequest, table: Table, profile: Profile) -> dict:
-    """The limits the chip rack checks, with the largest ante that can still
-    go to war under the MAX BET (what the table says at the ante)."""
-    current = rounds.current_version(table)
-    limits = war_service.bet_limits(
-        user=request.user, version=current, profile=profile, chips=table.chips
-    )
-    return {
-        **presenter.limits_view(current, (limits.max_bet, limits.personal)),
-        "war_ante_max": war_service.largest_war_ante(limits),
-        "step": limits.step,
-    }
+    return presenter.table_limits(user=request.user, table=table, profile=profile)
 
 
 def _context(
@@ -76,30 +66,14 @@ def _context(
     last_settled: Round | None,
     fresh_from: int | None = None,
 ) -> dict:
-    version = rnd.version if rnd is not None else rounds.current_version(table)
-    view = None
-    if rnd is not None:
-        waiting = rnd.status == Round.Status.OPEN
-        view = presenter.round_view(
-            rnd,
-            fresh_from=fresh_from,
-            can_war=waiting and war_service.can_war(balance=balance, ante=rnd.bets["ante"]),
-            surrender_back=(
-                war_service.surrender_back(ante=rnd.bets["ante"], version=rnd.version)
-                if waiting
-                else 0
-            ),
-            chips=table.chips,
-            fast=profile.fast_play,
-        )
-    return presenter.table_context(
+    return presenter.round_context(
+        user=request.user,
         table=table,
-        version=version,
-        limits=_limits(request, table, profile),
+        rnd=rnd,
         balance=balance,
         profile=profile,
-        round_view=view,
         last_settled=last_settled,
+        fresh_from=fresh_from,
         slip_key=uuid.uuid4().hex,
     )
 

@@ -1,7 +1,9 @@
 // Casino War table: building the bet on the felt with the chip rack, the
 // shortcut keys, the tie decision's countdown, leaving the table when time
 // runs out, and the table menu. The server decides everything; this only
-// prepares the form htmx posts and reacts to what it swaps in.
+// prepares the form and reacts to what comes back. With the table's socket
+// open, DEAL and WAR / SURRENDER go as messages on it (the answer comes back
+// on it, swapped by id); without it htmx posts the forms.
 //
 // The spots (TIE BONUS, ANTE, RAISE) belong to the round region the server
 // renders: while a round is on the table they show its stakes and results;
@@ -336,6 +338,9 @@ if (app && form) {
   // shoe, then the result once the last one has landed.
   document.body.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail?.target?.id !== "war-round" && event.detail?.elt?.id !== "war-round") return;
+    roundSwapped();
+  });
+  function roundSwapped() {
     const el = roundEl();
     if (!el || el.dataset.status === "empty") return;
     // One answer swaps several parts (out of band too): react once to each new state.
@@ -357,9 +362,10 @@ if (app && form) {
         if (out) out.textContent = result.innerText.replace(/\s+/g, " ").trim();
       }, reveal * 1000);
     }
-  });
+  }
 
-  document.body.addEventListener("htmx:afterSettle", () => {
+  document.body.addEventListener("htmx:afterSettle", roundSettled);
+  function roundSettled() {
     const el = roundEl();
     if (!el) return;
     if (el.dataset.status !== "empty" && el.dataset.roundId !== app.dataset.roundId) {
@@ -377,6 +383,57 @@ if (app && form) {
     // The limits may have been swapped in (a new personal max bet): the
     // line beside the ANTE follows the tie bet on the felt.
     showWarAnteMax(amounts().tie_bet);
+  }
+
+  // --- DEAL and the decision over the table's socket ------------------------
+  let socket = null; // the ws extension's socket, while it is open
+  let waitingFor = null; // the button held until the socket answers
+  let waitTimer = null;
+  const release = () => {
+    if (waitingFor) waitingFor.disabled = false;
+    waitingFor = null;
+    if (waitTimer) clearTimeout(waitTimer);
+    waitTimer = null;
+  };
+  app.addEventListener("htmx:wsOpen", (event) => {
+    socket = event.detail?.socketWrapper || null;
+    app.dataset.ws = "open";
+  });
+  app.addEventListener("htmx:wsClose", () => {
+    socket = null;
+    app.dataset.ws = "closed";
+    release();
+  });
+  // The form htmx would post, as one message: DEAL's slip, or the decision
+  // with the button pressed. The slip key makes a DEAL sent twice one round.
+  document.body.addEventListener("htmx:configRequest", (event) => {
+    const elt = event.detail?.elt;
+    const deciding = elt?.matches?.(".decide-form");
+    if (!socket || app.dataset.ws !== "open" || !(elt === form || deciding)) return;
+    event.preventDefault();
+    if (waitingFor) return; // an answer is on its way
+    if (!deciding && roundStatus() === "open") return note(msg("msgFinish"));
+    if (!deciding && amounts().ante <= 0) return note(msg("msgNoAnte"));
+    const message = { action: deciding ? "decide" : "deal" };
+    const values = event.detail.formData || event.detail.parameters;
+    for (const [name, value] of values instanceof FormData ? values.entries() : Object.entries(values)) {
+      if (name !== "csrfmiddlewaretoken") message[name] = value;
+    }
+    waitingFor = deciding ? null : document.getElementById("war-deal");
+    if (waitingFor) {
+      waitingFor.disabled = true;
+      waitTimer = setTimeout(release, 10000);
+    }
+    socket.send(JSON.stringify(message), elt);
+  });
+  app.addEventListener("htmx:wsAfterMessage", (event) => {
+    const html = event.detail?.message;
+    if (typeof html !== "string") return;
+    if (html.indexOf('id="war-round"') !== -1) {
+      roundSwapped();
+      roundSettled();
+    }
+    if (html.indexOf('id="war-round"') !== -1 || html.indexOf('id="war-message"') !== -1) release();
   });
 
   // An amount that is not one is refused with a 422 (only a forged or

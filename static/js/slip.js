@@ -450,6 +450,13 @@ import { sound } from "./sound.js";
     if (text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
   });
   slip.render();
+  // The chosen chip (kept over a reload) starts in sight, not behind an arrow.
+  var chosen = form.querySelector("[data-slip-chip]:checked");
+  var pick = chosen && chosen.closest(".chip-pick");
+  if (strip && pick) {
+    var over = pick.getBoundingClientRect().right - strip.getBoundingClientRect().right;
+    if (over > 0) strip.scrollLeft += over + 4;
+  }
   }
 
   var slipForm = document.querySelector("form[data-slip-table]");

@@ -169,3 +169,19 @@ def test_a_chip_has_one_colour_in_both_games(page, live_url, signed_up, orm):
     assert list(tenfold)[:6] == ["1", "5", "10", "50", "250", "1K"]
     for label in ("1", "5", "1K", "5K"):
         assert tenfold[label] == war[label], label
+
+
+def test_the_chosen_chip_is_in_sight_after_a_reload_on_a_phone(page, live_url, signed_up, orm):
+    page.set_viewport_size(SIZES["phone"])
+    page.goto(live_url + "/baccarat/baccarat-social/")
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    chip = page.get_by_test_id("chip-5000")
+    assert not chip.evaluate(IN_STRIP), "the rack starts at its smallest chips"
+    tap_chip(page, 5000)
+    page.reload()
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    expect(chip.locator("input")).to_be_checked()
+    assert chip.evaluate(IN_STRIP)
+    # And it goes down at once, no arrow needed.
+    page.get_by_test_id("area-player").click()
+    expect(page.get_by_test_id("amount-player")).to_have_text("5,000")

@@ -5,9 +5,9 @@ The page names its module by its hashed name, but a module's own
 without far-future caching, and after a deploy a cached page could mix one
 version's module with another's. Django rewrites those imports when
 ``support_js_module_import_aggregation`` is on, yet its patterns apply to
-every ``*.js``, and third-party bundles (django_htmx's htmx extensions
-``import`` from bare names such as "htmx") then stop collectstatic with a
-missing file. Here the same rewriting applies to ``js/`` alone, the
+every ``*.js``, and third-party scripts then stop collectstatic with a
+missing file (the type comments of django_htmx's extensions name
+``import("../htmx")``, which is no file). Here the same rewriting applies to ``js/`` alone, the
 site's own modules (static/js), and every other file is left as it is.
 
 Rewriting at collectstatic, rather than an import map rendered into each

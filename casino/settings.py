@@ -384,12 +384,13 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG or TESTING
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "casino.storage.ModuleManifestStaticFilesStorage"
     },
 }
 
-# Hashed names with far-future caching (whitenoise) whenever DEBUG is off:
-# `make setup` collects them (collectstatic) into STATIC_ROOT.
+# Hashed names with far-future caching (whitenoise) whenever DEBUG is off,
+# the imports inside the site's ES modules too (casino/storage.py): `make
+# setup` collects them (collectstatic) into STATIC_ROOT.
 
 # --- Security ---------------------------------------------------------------
 # Request bodies: the largest form the site has is a few kilobytes; nginx

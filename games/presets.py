@@ -52,7 +52,8 @@ SOCIAL: dict[str, Any] = {
     "slug": "baccarat-social",
     "position": 1,
     "decks": 1,
-    "chips": [1, 5, 10, 50, 100],
+    # Up to the PLAYER/BANKER maximum in one chip; the squeeze's 1,000 in one.
+    "chips": [1, 5, 25, 100, 500, 1_000, 5_000],
     "pays": SOCIAL_PAYS,
     "limits": _limits(
         player=(1, 5_000),
@@ -72,8 +73,9 @@ CLASSIC: dict[str, Any] = {
     "slug": "baccarat-classic",
     "position": 2,
     "decks": 8,
-    # Cent bets, as seed 001 takes euro cents: 0.10 up on PLAYER and BANKER.
-    "chips": [0.1, 0.5, 1, 5, 25, 100],
+    # Cent bets, as seed 001 takes euro cents: 0.10 up on PLAYER and BANKER;
+    # up to the 20,000 maximum in two chips, the squeeze's 5,000 in one.
+    "chips": [0.1, 0.5, 1, 5, 25, 100, 500, 1_000, 5_000, 10_000],
     "pays": CLASSIC_PAYS,
     "limits": _limits(
         player=(0.1, 20_000),
@@ -92,7 +94,8 @@ WAR: dict[str, Any] = {
     "slug": "casino-war",
     "position": 3,
     "decks": 6,
-    "chips": [1, 5, 25, 100, 500],
+    # Up to the ANTE maximum in one chip.
+    "chips": [1, 5, 25, 100, 500, 1_000, 5_000],
     "pays": WAR_PAYS,
     "limits": _limits(ante=(5, 5_000), tie_bet=(1, 500)),
     # The MAX BET holds a war's raise too: the top ANTE can still go to war.
@@ -100,6 +103,11 @@ WAR: dict[str, Any] = {
     "squeeze_threshold": 0,
     "decision_timeout": 30,
 }
+
+# The most chip values a table's rack holds (the operator's form refuses
+# more): one of the chip set's 12 colours each, and a rack a phone scrolls
+# through in a press or two.
+MOST_CHIPS = 12
 
 # The names Japanese pages show for them, as the Japanese rule pages call the
 # games (Table.name_ja; kept apart from the presets, which data migrations

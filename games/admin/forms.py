@@ -26,7 +26,7 @@ from games.display import format_chips
 from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Game, Table
 from games.money import chip_units
-from games.presets import PAY_PRESETS, reachable_max_bet
+from games.presets import MOST_CHIPS, PAY_PRESETS, reachable_max_bet
 from games.selectors.dashboard import (
     LIMIT_AREAS,
     PAY_KEYS,
@@ -217,6 +217,11 @@ class TableForm(forms.ModelForm):
                 ) from None
         if not units:
             raise forms.ValidationError(gettext("Give at least one chip value."))
+        if len(units) > MOST_CHIPS:
+            raise forms.ValidationError(
+                gettext("A table has at most %(most)s chip values; %(count)s were given.")
+                % {"most": MOST_CHIPS, "count": len(units)}
+            )
         return [
             u // UNITS_PER_CHIP if u % UNITS_PER_CHIP == 0 else u / UNITS_PER_CHIP
             for u in sorted(units)

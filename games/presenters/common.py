@@ -26,7 +26,7 @@ from django.utils.translation import get_language
 from games.cards import Card
 from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 
-CHIP_COLOURS = 8
+CHIP_COLOURS = 12  # chip-c0 .. chip-c11 of css/casino.css (presets.MOST_CHIPS: one each)
 # What json_script escapes: "</script>" or "<!--" in a value can never end
 # or change the <script type="application/json"> block it is written into.
 _SCRIPT_JSON_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
@@ -166,15 +166,19 @@ def denominations(chips: Sequence[Any]) -> list[Decimal]:
     return sorted({chip_value(chip_value(chip) * mult) for chip in chips for mult in MULTIPLIERS})
 
 
-# The colour of each usual chip value, the same at every table of both games
+# The colour of each chip value, the same at every table of both games
 # (chip-c0 white, c1 red, c2 blue, c3 green, c4 black, c5 purple, c6 orange,
-# c7 gold: css/casino.css). Chosen so that no rack of the preset tables, at
-# any multiplier, shows two chips of one colour.
+# c7 gold, c8 pink, c9 teal, c10 brown, c11 silver: css/casino.css; the same
+# table is static/js/chips.js's COLOUR_OF). Chosen so that no rack of the
+# preset tables shows two chips of one colour, and at any multiplier no two
+# chips a bet there could take; from 25K up a value takes the colour of its
+# thousandth (25K green as 25).
 CHIP_COLOUR_OF: dict[Decimal, int] = {
     Decimal(value): colour
     for value, colour in {
-        "0.1": 2, "0.5": 5, "1": 0, "5": 1, "10": 2, "25": 3, "50": 6, "100": 4,
-        "250": 5, "500": 5, "1000": 7, "2500": 0, "5000": 1, "10000": 3, "50000": 6,
+        "0.1": 9, "0.5": 8, "1": 0, "5": 1, "10": 2, "25": 3, "50": 6, "100": 4,
+        "250": 8, "500": 5, "1000": 7, "2500": 9, "5000": 10, "10000": 11,
+        "25000": 3, "50000": 6, "100000": 4, "250000": 8, "500000": 5, "1000000": 7,
     }.items()
 }  # fmt: skip
 

@@ -25,7 +25,7 @@ from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
 from games.models import Profile, Round, Table, TableVersion
 from games.money import decimal_pays
-from games.presenters.common import chip_colour, chip_views, settled_kind
+from games.presenters.common import chip_colour, chip_label, chip_views, settled_kind
 from games.services import account as account_service
 from games.services import rounds
 from games.services import war as war_service
@@ -75,15 +75,17 @@ def card_view(
     }
 
 
-def stake_stack(chips: Sequence[int], amount: int) -> list[dict[str, int]]:
+def stake_stack(chips: Sequence[int], amount: int) -> list[dict[str, Any]]:
     """The fewest of the table's chips that make up ``amount`` units (whole
     chips; cents are left to the amount written under the stack), largest at
     the bottom, at most STACK_SHOWN of them."""
     left = amount // UNITS_PER_CHIP
-    stack: list[dict[str, int]] = []
+    stack: list[dict[str, Any]] = []
     for value in sorted(chips, reverse=True):
         while left >= value and len(stack) < STACK_SHOWN:
-            stack.append({"value": value, "colour": chip_colour(chips, value)})
+            stack.append(
+                {"value": value, "label": chip_label(value), "colour": chip_colour(chips, value)}
+            )
             left -= value
     return stack
 

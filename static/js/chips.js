@@ -7,11 +7,15 @@
 
 export const DRAG_START = 6; // pixels a pointer moves before a press becomes a drag
 
-// The colour of each usual chip value (in chips), as the server's
-// games.presenters.common.CHIP_COLOUR_OF: chip-c0 .. chip-c7 of css/casino.css.
-const COLOUR_OF = {
-  0.1: 2, 0.5: 5, 1: 0, 5: 1, 10: 2, 25: 3, 50: 6, 100: 4,
-  250: 5, 500: 5, 1000: 7, 2500: 0, 5000: 1, 10000: 3, 50000: 6,
+// The colour of each chip value (in chips), the same at every table of both
+// games: games.presenters.common.CHIP_COLOUR_OF, chip-c0 .. chip-c11 of
+// css/casino.css (white, red, blue, green, black, purple, orange, gold, pink,
+// teal, brown, silver).
+export const COLOURS = 12;
+export const COLOUR_OF = {
+  0.1: 9, 0.5: 8, 1: 0, 5: 1, 10: 2, 25: 3, 50: 6, 100: 4,
+  250: 8, 500: 5, 1000: 7, 2500: 9, 5000: 10, 10000: 11,
+  25000: 3, 50000: 6, 100000: 4, 250000: 8, 500000: 5, 1000000: 7,
 };
 
 /** A chip's colour from its value in minor units (100 a chip); another value
@@ -20,7 +24,37 @@ export function chipColour(units, denominations = []) {
   const chips = units / 100;
   if (Object.hasOwn(COLOUR_OF, chips)) return COLOUR_OF[chips];
   const at = denominations.indexOf(units);
-  return (at < 0 ? 0 : at) % 8;
+  return (at < 0 ? 0 : at) % COLOURS;
+}
+
+/**
+ * The rack's arrows, shown when its chips do not all fit and each disabled at
+ * its end; a press scrolls the strip a width less about a chip, so the next
+ * chips show at once with one already seen. Both tables' racks.
+ *   strip: the scrolling row of chips
+ *   arrows: its buttons, each with data-rack-scroll="-1" or "1"
+ * Returns the function that draws them again (after the rack changes).
+ */
+export function rackArrows(strip, arrows) {
+  const draw = () => {
+    const more = strip.scrollWidth > strip.clientWidth + 2;
+    for (const arrow of arrows) {
+      const dir = Number(arrow.dataset.rackScroll);
+      arrow.hidden = !more;
+      arrow.disabled = dir < 0 ? strip.scrollLeft <= 0
+        : strip.scrollLeft + strip.clientWidth >= strip.scrollWidth - 2;
+    }
+  };
+  for (const arrow of arrows) {
+    arrow.addEventListener("click", () => {
+      const step = Math.max(strip.clientWidth - 48, strip.clientWidth * 0.5);
+      strip.scrollBy({ left: Number(arrow.dataset.rackScroll) * step, behavior: "smooth" });
+    });
+  }
+  strip.addEventListener("scroll", draw, { passive: true });
+  window.addEventListener("resize", draw);
+  draw();
+  return draw;
 }
 
 /**

@@ -11,7 +11,7 @@
    them back to the rack. Chips go down by a click or tap on an area, or by
    dragging (mouse) or swiping (touch) a chip from the rack onto one; the
    REMOVE tool takes the last chip off an area per click. */
-import { chipColour, dragChips } from "./chips.js";
+import { chipColour, dragChips, rackArrows } from "./chips.js";
 import { sound } from "./sound.js";
 
   var UNITS = 100;
@@ -331,7 +331,7 @@ import { sound } from "./sound.js";
       input.checked = base === self.chip;
       var face = input.parentElement.querySelector(".chip");
       face.textContent = chipLabel(value);
-      face.className = "chip chip-c" + (denoms.indexOf(value) % 8);
+      face.className = "chip chip-c" + chipColour(value, denoms);
       var unavailable = value > room.most || value < room.least;
       input.parentElement.classList.toggle("unavailable", unavailable);
       input.parentElement.setAttribute("aria-disabled", unavailable ? "true" : "false");
@@ -376,17 +376,9 @@ import { sound } from "./sound.js";
     else lock.textContent = on ? d.textOn : d.textOff;
   };
 
-  // Arrows on the rack when it holds more chips than fit.
+  // Arrows on the rack when it holds more chips than fit (chips.js draws them).
   BetSlip.prototype.renderArrows = function () {
-    var strip = this.form.querySelector("[data-rack-chips]");
-    if (!strip) return;
-    var more = strip.scrollWidth > strip.clientWidth + 2;
-    this.form.querySelectorAll("[data-rack-scroll]").forEach(function (arrow) {
-      var dir = Number(arrow.dataset.rackScroll);
-      arrow.hidden = !more;
-      arrow.disabled = dir < 0 ? strip.scrollLeft <= 0
-        : strip.scrollLeft + strip.clientWidth >= strip.scrollWidth - 2;
-    });
+    if (this.drawArrows) this.drawArrows();
   };
 
   function store(name) {
@@ -415,12 +407,6 @@ import { sound } from "./sound.js";
     if (evt.target.closest("[data-slip-clear]")) { slip.clear(); return; }
     if (evt.target.closest("[data-slip-new]")) { slip.newBet(); return; }
     if (evt.target.closest("[data-slip-remove]")) { slip.removing = !slip.removing; slip.render(); return; }
-    var arrow = evt.target.closest("[data-rack-scroll]");
-    if (arrow) {
-      var strip = form.querySelector("[data-rack-chips]");
-      strip.scrollBy({ left: Number(arrow.dataset.rackScroll) * strip.clientWidth * 0.6, behavior: "smooth" });
-      return;
-    }
     var rebet = evt.target.closest("[data-slip-rebet]");
     if (rebet) slip.rebet(rebet.dataset.slipRebet);
   });
@@ -432,8 +418,7 @@ import { sound } from "./sound.js";
     }
   });
   var strip = form.querySelector("[data-rack-chips]");
-  if (strip) strip.addEventListener("scroll", function () { slip.renderArrows(); }, { passive: true });
-  window.addEventListener("resize", function () { slip.renderArrows(); });
+  if (strip) slip.drawArrows = rackArrows(strip, form.querySelectorAll("[data-rack-scroll]"));
   // A chip dragged (mouse) or swiped (touch) from the rack lands on the area under the pointer.
   dragChips({
     root: form,
@@ -472,6 +457,13 @@ import { sound } from "./sound.js";
     else slip.render();
   });
   slip.render();
+  // The chosen chip (kept over a reload) starts in sight, not behind an arrow.
+  var chosen = form.querySelector("[data-slip-chip]:checked");
+  var pick = chosen && chosen.closest(".chip-pick");
+  if (strip && pick) {
+    var over = pick.getBoundingClientRect().right - strip.getBoundingClientRect().right;
+    if (over > 0) strip.scrollLeft += over + 4;
+  }
   }
 
   var slipForm = document.querySelector("form[data-slip-table]");

@@ -10,8 +10,8 @@
 // when the table is clear this draws the bet being built on them. Cards slide
 // from the shoe with the shared cards.js and cards.css.
 
-import { dragChips } from "./chips.js";
-import { store } from "./slip.js";
+import { dragChips, rackArrows } from "./chips.js";
+import { chipLabel, store } from "./slip.js";
 import { sound } from "./sound.js";
 import { celebrate } from "./win.js";
 
@@ -86,7 +86,7 @@ if (app && form) {
       // The rack's colour for this value (the server's chip_colour, shared by both games).
       disc.className = `disc chip-c${colourOf[value] ?? 0}`;
       disc.style.setProperty("--i", String(i));
-      if (i === shown.length - 1) disc.textContent = String(value);
+      if (i === shown.length - 1) disc.textContent = chipLabel(value * chipUnits);
       return disc;
     });
   }
@@ -287,6 +287,9 @@ if (app && form) {
       takeChip(value);
     });
   }
+  // The rack scrolls sideways, with its arrows, when its chips do not all fit.
+  const rackStrip = form.querySelector("[data-rack-chips]");
+  if (rackStrip) rackArrows(rackStrip, form.querySelectorAll("[data-rack-scroll]"));
   // A chip dragged (or swiped) from the rack onto ANTE or TIE BONUS goes down there.
   dragChips({
     root: form,

@@ -73,9 +73,9 @@ def squeeze_bet(page, live_url, *, pair: bool = False) -> None:
     if pair:
         page.get_by_test_id("multiplier").click()
         page.get_by_test_id("multiplier").click()  # back to x1
-        page.get_by_test_id("chip-10").click()
+        page.get_by_test_id("chip-25").click()
         page.get_by_test_id("area-player_pair").click()
-        expect(page.get_by_test_id("amount-player_pair")).to_have_text("10")
+        expect(page.get_by_test_id("amount-player_pair")).to_have_text("25")
     page.get_by_test_id("squeeze-button").click()
     expect(toggle).to_have_attribute("data-on", "1")
     expect(page.get_by_test_id("squeeze-state")).to_have_text("ON")
@@ -257,10 +257,10 @@ def test_the_clip_watched_to_its_end_unlocks_the_squeeze_until_the_player_leaves
     page.clock.run_for(2_000)
     expect(page.get_by_test_id("promo-dialog")).to_be_hidden()
 
-    # 10 chips on PLAYER, far under the 1,000 threshold: squeezed all the same.
-    page.get_by_test_id("chip-10").click()
+    # 25 chips on PLAYER, far under the 1,000 threshold: squeezed all the same.
+    page.get_by_test_id("chip-25").click()
     page.get_by_test_id("area-player").click()
-    expect(page.get_by_test_id("amount-player")).to_have_text("10")
+    expect(page.get_by_test_id("amount-player")).to_have_text("25")
     page.get_by_test_id("bet").click()
     expect(page.get_by_test_id("squeeze-stage")).to_have_attribute("data-slot", "p2")
     page.get_by_test_id("peel-open").click()

@@ -39,7 +39,14 @@ BACCARAT_PARTS = [
     "header-balance",
 ]
 WAR = "/war/casino-war/"
-WAR_PARTS = ["war-round", "spot-ante", "spot-tie", "btn-deal", *(f"chip-{c}" for c in (1, 5, 25))]
+WAR_PARTS = [
+    "war-round",
+    "spot-ante",
+    "spot-tie",
+    "rack",
+    "btn-deal",
+    *(f"chip-{c}" for c in (1, 5, 25)),
+]
 CLIENT_SEED = "fit-tests"
 
 # Every layout shift the page makes, from its first paint: user input does

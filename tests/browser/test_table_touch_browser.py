@@ -118,10 +118,10 @@ def test_the_paytable_opens_by_tapping_min_max_with_chips_on_the_area(phone, liv
     page = phone
     page.goto(f"{live_url}/baccarat/baccarat-social/")
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
-    page.get_by_test_id("chip-50").tap()
+    page.get_by_test_id("chip-25").tap()
     for _ in range(3):
         page.get_by_test_id("area-banker").tap()
-    expect(page.get_by_test_id("amount-banker")).to_have_text("150")
+    expect(page.get_by_test_id("amount-banker")).to_have_text("75")
     minmax = page.get_by_test_id("minmax-banker")
     box = minmax.bounding_box()
     # Big enough for a fingertip.
@@ -138,7 +138,7 @@ def test_the_paytable_opens_by_tapping_min_max_with_chips_on_the_area(phone, liv
     )
     assert on_top, "the paytable is under something"
     # The chips stay on the area meanwhile.
-    expect(page.get_by_test_id("amount-banker")).to_have_text("150")
+    expect(page.get_by_test_id("amount-banker")).to_have_text("75")
 
 
 @cache

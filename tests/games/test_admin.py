@@ -668,18 +668,37 @@ def test_it_saves_the_classic_table_with_its_cent_chips_and_limits(op_client):
     """The Classic table takes 0.10 bets: its form shows and keeps them."""
     classic = table("baccarat-classic")
     data = form_data(op_client, change_url(classic))
-    assert data["chips"] == "0.1, 0.5, 1, 5, 25, 100"
+    chips = [0.1, 0.5, 1, 5, 25, 100, 500, 1000, 5000, 10000]
+    assert data["chips"] == "0.1, 0.5, 1, 5, 25, 100, 500, 1000, 5000, 10000"
     data["limit_player_min"] = "0.2"
     assert op_client.post(change_url(classic), data).status_code == 302
     classic.refresh_from_db()
-    assert classic.chips == [0.1, 0.5, 1, 5, 25, 100]
+    assert classic.chips == chips
     assert classic.limits["player"]["min"] == 20
     for typed, shown in (("0.1, 0.005", "0.005"), ("1, 1e3", "1e3"), ("５, 10", "５")):
         data["chips"] = typed
         refused = op_client.post(change_url(classic), data, HTTP_ACCEPT_LANGUAGE="en")
         assert f"{shown} is not" in refused.content.decode()
         classic.refresh_from_db()
-        assert classic.chips == [0.1, 0.5, 1, 5, 25, 100]
+        assert classic.chips == chips
+
+
+def test_it_refuses_more_chips_than_a_rack_holds(op_client):
+    """Twelve chip values at most (one colour each); the table keeps its own."""
+    classic = table("baccarat-classic")
+    before = list(classic.chips)
+    data = form_data(op_client, change_url(classic))
+    data["chips"] = ", ".join(str(n) for n in range(1, 14))
+    refused = op_client.post(change_url(classic), data, HTTP_ACCEPT_LANGUAGE="en")
+    assert refused.status_code == 200
+    assert "at most 12 chip values; 13 were given" in refused.content.decode()
+    classic.refresh_from_db()
+    assert classic.chips == before
+    # The same values typed twice count once.
+    data["chips"] = ", ".join(str(n) for n in [*range(1, 13), 12, 1])
+    assert op_client.post(change_url(classic), data).status_code == 302
+    classic.refresh_from_db()
+    assert classic.chips == list(range(1, 13))
 
 
 def test_the_next_bet_after_a_paytable_change_is_played_under_the_new_version(

@@ -107,9 +107,9 @@ def test_the_baccarat_table_does_not_violate_the_policy(
     (all positioned with style attributes), the sounds and the squeeze code."""
     with page.expect_websocket(lambda ws: "/ws/baccarat/baccarat-social/" in ws.url) as socket:
         page.goto(f"{live_url}/baccarat/baccarat-social/")
-    page.get_by_test_id("chip-10").click()
+    page.get_by_test_id("chip-25").click()
     page.get_by_test_id("area-player").click()
-    expect(page.get_by_test_id("bet-total")).to_have_text("10")
+    expect(page.get_by_test_id("bet-total")).to_have_text("25")
     page.get_by_test_id("bet").click()
     expect(page.get_by_test_id("result")).to_have_attribute("data-winner", re.compile("."))
     expect(page.get_by_test_id("bead-plate").locator(".bead")).to_have_count(1)

@@ -1,0 +1,187 @@
+"""The chip rack reaches each table's maximum: on an upright phone and on a
+desktop, a player puts the most an area takes on Baccarat Social (5,000 on
+PLAYER), Baccarat Classic (20,000) and Casino War (an ANTE of 5,000) in a
+few taps, the rack's arrows included, and the server takes that bet; the
+squeeze opens with one chip. A chip of a value is drawn in one colour in
+both games, at any multiplier."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.db import transaction
+from playwright.sync_api import expect
+
+from games.models import Round, Wallet
+from games.services.wallet import Posting, post
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+# Whether the element is wholly inside the rack's visible strip.
+IN_STRIP = """(el) => {
+  const strip = el.closest("[data-rack-chips]").getBoundingClientRect();
+  const r = el.getBoundingClientRect();
+  return r.left >= strip.left - 1 && r.right <= strip.right + 1;
+}"""
+
+
+def wait_for_scroll_to_settle(page) -> None:
+    last = None
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        now = page.evaluate("document.querySelector('[data-rack-chips]').scrollLeft")
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(120)
+
+
+def tap_chip(page, value: int) -> int:
+    """Presses the rack's › until the chip is wholly in sight, then the chip,
+    as a player would; the presses made (the chip's included)."""
+    chip = page.get_by_test_id(f"chip-{value}")
+    presses = 0
+    while not chip.evaluate(IN_STRIP):
+        assert presses < 4, f"chip {value} still out of sight"
+        page.get_by_test_id("rack-next").click()
+        presses += 1
+        wait_for_scroll_to_settle(page)
+    chip.click()
+    return presses + 1
+
+
+def give_chips(username: str, chips: int) -> None:
+    wallet = Wallet.objects.get(user__username=username)
+    with transaction.atomic():
+        post(wallet_id=wallet.pk, postings=[Posting("adjustment", chips * 100, "test")])
+
+
+def latest_round(username: str, game: str) -> Round:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        rnd = Round.objects.filter(player__username=username, game=game).order_by("-pk").first()
+        if rnd is not None:
+            return rnd
+        time.sleep(0.05)
+    raise AssertionError(f"no {game} round was stored")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_player_bets_social_s_maximum_and_opens_the_squeeze_in_a_few_taps(
+    page, live_url, signed_up, orm, size
+):
+    page.set_viewport_size(SIZES[size])
+    page.goto(live_url + "/baccarat/baccarat-social/")
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    toggle = page.get_by_test_id("squeeze-toggle")
+    expect(toggle).to_have_attribute("data-unlocked", "0")
+
+    # The squeeze's 1,000: one chip on an area.
+    taps = tap_chip(page, 1000)
+    page.get_by_test_id("area-banker").click()
+    assert taps + 1 <= (2 if size == "desktop" else 3)
+    expect(page.get_by_test_id("amount-banker")).to_have_text("1,000")
+    expect(toggle).to_have_attribute("data-unlocked", "1")
+    page.get_by_test_id("clear").click()
+
+    # PLAYER's 5,000 maximum: one chip.
+    taps = tap_chip(page, 5000)
+    page.get_by_test_id("area-player").click()
+    assert taps + 1 <= (2 if size == "desktop" else 3)
+    expect(page.get_by_test_id("amount-player")).to_have_text("5,000")
+    page.get_by_test_id("bet").click()
+    expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done", timeout=20_000)
+    assert latest_round(signed_up, "baccarat").bets == {"player": 500_000}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_player_bets_classic_s_maximum_in_a_few_taps(page, live_url, signed_up, orm, size):
+    give_chips(signed_up, 15_000)
+    page.set_viewport_size(SIZES[size])
+    page.goto(live_url + "/baccarat/baccarat-classic/")
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+
+    # The squeeze's 5,000: one chip.
+    taps = tap_chip(page, 5000)
+    page.get_by_test_id("area-player").click()
+    assert taps + 1 <= (2 if size == "desktop" else 4)
+    expect(page.get_by_test_id("squeeze-toggle")).to_have_attribute("data-unlocked", "1")
+    page.get_by_test_id("clear").click()
+
+    # PLAYER's 20,000 maximum: two chips; a third is refused with the limit.
+    taps = tap_chip(page, 10000)
+    for _ in range(2):
+        page.get_by_test_id("area-player").click()
+    assert taps + 2 <= (3 if size == "desktop" else 5)
+    expect(page.get_by_test_id("amount-player")).to_have_text("20,000")
+    page.get_by_test_id("area-player").click()
+    expect(page.get_by_test_id("slip-error")).to_contain_text("20,000")
+    expect(page.get_by_test_id("amount-player")).to_have_text("20,000")
+    page.get_by_test_id("bet").click()
+    expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done", timeout=20_000)
+    assert latest_round(signed_up, "baccarat").bets == {"player": 2_000_000}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_player_bets_war_s_maximum_ante_in_a_few_taps(page, live_url, signed_up, orm, size):
+    page.set_viewport_size(SIZES[size])
+    page.goto(live_url + "/war/casino-war/")
+    page.get_by_test_id("spot-ante").click()
+    taps = tap_chip(page, 5000)
+    assert taps <= (1 if size == "desktop" else 3)
+    expect(page.get_by_test_id("ante-amount")).to_have_text("5,000")
+    # The stack on ANTE says what its top chip is worth.
+    expect(page.locator("[data-testid=spot-ante] .disc").last).to_have_text("5K")
+    page.get_by_test_id("btn-deal").click()
+    assert latest_round(signed_up, "war").bets["ante"] == 500_000
+
+
+def rack_colours(page, selector: str) -> dict[str, str]:
+    """The rack's chips: label -> the colour its face is painted."""
+    return page.eval_on_selector_all(
+        selector,
+        """(faces) => Object.fromEntries(faces.map((face) => {
+          const paint = face.querySelector("span") || face;
+          return [face.textContent.trim(), getComputedStyle(paint).backgroundColor];
+        }))""",
+    )
+
+
+def test_a_chip_has_one_colour_in_both_games(page, live_url, signed_up, orm):
+    page.goto(live_url + "/war/casino-war/")
+    war = rack_colours(page, "[data-rack-chips] .chip")
+    assert list(war) == ["1", "5", "25", "100", "500", "1K", "5K"]
+    assert len(set(war.values())) == len(war)
+
+    page.goto(live_url + "/baccarat/baccarat-classic/")
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    classic = rack_colours(page, "[data-rack-chips] .chip")
+    assert len(set(classic.values())) == len(classic) == 10
+    for label, colour in war.items():
+        assert classic[label] == colour, label
+    # At x10 the rack's chips are others, each in the colour it has anywhere.
+    page.get_by_test_id("multiplier").click()
+    expect(page.get_by_test_id("multiplier")).to_have_text("×10")
+    tenfold = rack_colours(page, "[data-rack-chips] .chip")
+    assert list(tenfold)[:6] == ["1", "5", "10", "50", "250", "1K"]
+    for label in ("1", "5", "1K", "5K"):
+        assert tenfold[label] == war[label], label
+
+
+def test_the_chosen_chip_is_in_sight_after_a_reload_on_a_phone(page, live_url, signed_up, orm):
+    page.set_viewport_size(SIZES["phone"])
+    page.goto(live_url + "/baccarat/baccarat-social/")
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    chip = page.get_by_test_id("chip-5000")
+    assert not chip.evaluate(IN_STRIP), "the rack starts at its smallest chips"
+    tap_chip(page, 5000)
+    page.reload()
+    expect(page.locator("body[data-ws=open]")).to_have_count(1)
+    expect(chip.locator("input")).to_be_checked()
+    assert chip.evaluate(IN_STRIP)
+    # And it goes down at once, no arrow needed.
+    page.get_by_test_id("area-player").click()
+    expect(page.get_by_test_id("amount-player")).to_have_text("5,000")

@@ -179,7 +179,9 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             if self.budget.exhausted:
                 await self.close(code=self.budget.CLOSE_CODE)  # a script, not a player
             elif action == "bet":
-                await self.send(text_data=presenter.refused_answer(self.budget.refusal()))
+                with translation.override(self.language):
+                    refusal = presenter.refused_answer(self.budget.refusal())
+                await self.send(text_data=refusal)
             return
         if action == "bet":
             await self._bet(message)

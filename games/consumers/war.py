@@ -119,7 +119,9 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             if self.budget.exhausted:
                 await self.close(code=self.budget.CLOSE_CODE)  # a script, not a player
             else:
-                await self.send(text_data=presenter.refused_answer(self.budget.refusal()))
+                with translation.override(self.language):
+                    refusal = presenter.refused_answer(self.budget.refusal())
+                await self.send(text_data=refusal)
             return
         answer = await self._act(message)
         if answer.session_over:

@@ -143,10 +143,9 @@ def rack_colours(page, selector: str) -> dict[str, str]:
     """The rack's chips: label -> the colour its face is painted."""
     return page.eval_on_selector_all(
         selector,
-        """(faces) => Object.fromEntries(faces.map((face) => {
-          const paint = face.querySelector("span") || face;
-          return [face.textContent.trim(), getComputedStyle(paint).backgroundColor];
-        }))""",
+        """(faces) => Object.fromEntries(faces.map((face) => [
+          face.textContent.trim(), getComputedStyle(face).backgroundColor,
+        ]))""",
     )
 
 

@@ -22,6 +22,7 @@ from django.test import Client
 from django.urls import reverse
 
 from casino.asgi import application
+from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
 from games.models import LedgerEntry, Profile, Round, Wallet
 from games.war.rules import first_cards_tied
@@ -213,4 +214,23 @@ async def test_a_deal_after_the_session_ended_closes_the_socket_and_deals_nothin
     )
     output = await socket.receive_output(timeout=5)
     assert output == {"type": "websocket.close", "code": SESSION_END_CLOSE_CODE}
+    assert await books(player) == (START, 0, player.start_rows)
+
+
+async def test_a_flood_of_deals_is_refused_in_the_players_language_then_cut_off(player, settings):
+    settings.CASINO_SOCKET_MESSAGES_PER_SECOND = 1
+    settings.CASINO_SOCKET_MESSAGE_BURST = 1
+    socket, _ = await open_tab(player)
+    frame = json.dumps({"action": "deal", "slip_key": "", "ante": "10", "tie_bet": ""})
+    await socket.send_to(text_data=frame)
+    await socket.send_to(text_data=frame)
+    first = await socket.receive_from(timeout=5)
+    second = await socket.receive_from(timeout=5)
+    assert "not valid" in MESSAGE.search(first).group(1)  # within the budget: the service's answer
+    assert "Too many actions at once" in MESSAGE.search(second).group(1)
+    for _ in range(MessageBudget.MAX_REFUSED + 2):
+        await socket.send_to(text_data=frame)
+    while (output := await socket.receive_output(timeout=5))["type"] != "websocket.close":
+        pass
+    assert output["code"] == MessageBudget.CLOSE_CODE
     assert await books(player) == (START, 0, player.start_rows)

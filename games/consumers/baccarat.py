@@ -25,7 +25,6 @@ player has not seen is skipped.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from django.utils import translation
 from games.amounts import slip_stakes
 from games.baccarat.rules import AREAS
 from games.consumers.language import scope_language
-from games.consumers.limits import MessageBudget
+from games.consumers.limits import MessageBudget, read_message
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
@@ -64,7 +63,6 @@ from games.services.reveal_marks import (
 logger = logging.getLogger(__name__)
 
 PEEL_TIMEOUT = 600.0  # seconds a peel waits for the player before the reveal goes on
-MAX_MESSAGE_CHARS = 4096  # the longest action the table sends (a BET) is well under 1,000
 
 
 @dataclass(frozen=True)
@@ -164,15 +162,8 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             await asyncio.shield(socket_closed(self.user.pk, self.slug))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        # The browser sends a few short actions; anything long is not one of
-        # them, and deeply nested JSON would exhaust the parser's recursion.
-        if not text_data or len(text_data) > MAX_MESSAGE_CHARS:
-            return
-        try:
-            message = json.loads(text_data)
-        except (ValueError, RecursionError):
-            return
-        if not isinstance(message, dict):
+        message = read_message(text_data)
+        if message is None:
             return
         action = message.get("action")
         if not self.budget.take():

@@ -1,4 +1,9 @@
-"""How many messages a table socket takes from its page.
+"""What a table socket takes from its page: short JSON objects, and not too
+many of them.
+
+``read_message``: the page sends a few short actions; anything longer than
+``MAX_MESSAGE_CHARS`` is not one of them, and deeply nested JSON would
+exhaust the parser's recursion. Anything that is not a JSON object is dropped.
 
 A page sends a handful of messages a round (BET, a peel's two answers, a
 speed change). A token bucket per socket (``CASINO_SOCKET_MESSAGES_PER_SECOND``,
@@ -11,11 +16,26 @@ ws extension opens it again, with a fresh budget, after its back-off).
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext as _
+
+MAX_MESSAGE_CHARS = 4096  # the longest action a page sends (a BET) is well under 1,000
+
+
+def read_message(text_data: str | None) -> dict[str, Any] | None:
+    """The page's message as a dict, or None for anything that is not one."""
+    if not text_data or len(text_data) > MAX_MESSAGE_CHARS:
+        return None
+    try:
+        message = json.loads(text_data)
+    except (ValueError, RecursionError):
+        return None
+    return message if isinstance(message, dict) else None
 
 
 @dataclass

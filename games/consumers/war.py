@@ -28,25 +28,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import json
 import logging
-import uuid
 from dataclasses import dataclass
 from typing import Any, cast
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.contrib.auth.models import User
-from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from games.amounts import bet_amount
 from games.consumers.language import scope_language
-from games.consumers.limits import MessageBudget
+from games.consumers.limits import MessageBudget, read_message
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
-from games.models import Round
 from games.presenters import war as presenter
 from games.presenters.refusals import play_safe_refusal
 from games.selectors import war as war_selectors
@@ -56,7 +52,6 @@ from games.services import war as war_service
 
 logger = logging.getLogger(__name__)
 
-MAX_MESSAGE_CHARS = 4096  # a DEAL or a decision is well under 300
 
 TIMEOUT_CLOSE_CODE = 4000
 UNAUTHENTICATED_CLOSE_CODE = 4001
@@ -107,13 +102,8 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not text_data or len(text_data) > MAX_MESSAGE_CHARS:
-            return
-        try:
-            message = json.loads(text_data)
-        except (ValueError, RecursionError):
-            return
-        if not isinstance(message, dict) or message.get("action") not in ("deal", "decide"):
+        message = read_message(text_data)
+        if message is None or message.get("action") not in ("deal", "decide"):
             return
         if not self.budget.take():
             if self.budget.exhausted:
@@ -180,21 +170,16 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                         )
                     )
                 )
-            if rnd.status == Round.Status.SETTLED:
-                last_settled: Round | None = rnd
-            else:
-                last_settled = war_selectors.last_settled(user=self.user, table=table)
-            context = presenter.round_context(
-                user=self.user,
-                table=table,
-                rnd=rnd,
-                balance=balance,
-                profile=profile,
-                last_settled=last_settled,
-                fresh_from=fresh_from,
-                slip_key=uuid.uuid4().hex,
+            return Answer(
+                presenter.update_answer(
+                    user=self.user,
+                    table=table,
+                    rnd=rnd,
+                    balance=balance,
+                    profile=profile,
+                    fresh_from=fresh_from,
+                )
             )
-            return Answer(render_to_string(f"{presenter.TEMPLATE}#update", context))
 
     async def war_update(self, event: dict) -> None:
         if event.get("slug") == self.slug:

@@ -10,6 +10,7 @@ socket push shows the same chips the player put down."""
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
@@ -26,6 +27,7 @@ from games.labels import AREA_LABELS, WAR_RESULT_LABELS
 from games.models import Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.presenters.common import chip_colour, chip_label, chip_views, settled_kind
+from games.selectors import war as war_selectors
 from games.services import account as account_service
 from games.services import rounds
 from games.services import war as war_service
@@ -425,6 +427,28 @@ def round_context(
         last_settled=last_settled,
         slip_key=slip_key,
     )
+
+
+def update_answer(
+    *, user: Any, table: Table, rnd: Round, balance: int, profile: Profile, fresh_from: int
+) -> str:
+    """DEAL's or the decision's answer (an htmx POST or a socket message):
+    the round region, the balance, the next slip key, the fairness panel."""
+    if rnd.status == Round.Status.SETTLED:
+        last_settled: Round | None = rnd  # the round this answer settled is the latest one
+    else:
+        last_settled = war_selectors.last_settled(user=user, table=table)
+    context = round_context(
+        user=user,
+        table=table,
+        rnd=rnd,
+        balance=balance,
+        profile=profile,
+        last_settled=last_settled,
+        fresh_from=fresh_from,
+        slip_key=uuid.uuid4().hex,
+    )
+    return render_to_string(f"{TEMPLATE}#update", context)
 
 
 def refused_answer(message: str) -> str:

@@ -147,20 +147,15 @@ def _updated(
     if not request.htmx:
         # Without htmx (no JavaScript) the table page shows the round.
         return redirect(f"{table.get_absolute_url()}?round={rnd.pk}")
-    if rnd.status == Round.Status.SETTLED:
-        last_settled: Round | None = rnd  # the round this answer settled is the latest one
-    else:
-        last_settled = war_selectors.last_settled(user=request.user, table=table)
-    context = _context(
-        request,
-        table,
-        rnd,
+    html = presenter.update_answer(
+        user=request.user,
+        table=table,
+        rnd=rnd,
         balance=balance,
         profile=profile,
-        last_settled=last_settled,
         fresh_from=fresh_from,
     )
-    return render(request, f"{TEMPLATE}#update", context)
+    return HttpResponse(html)
 
 
 @login_required

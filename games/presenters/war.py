@@ -396,11 +396,11 @@ def round_context(
     balance: int,
     profile: Profile,
     last_settled: Round | None,
-    slip_key: str,
     fresh_from: int | None = None,
 ) -> dict[str, Any]:
     """The table with ``rnd`` on the felt (the page, and DEAL's and the
-    decision's answers, over HTTP or the table's socket)."""
+    decision's answers, over HTTP or the table's socket), with a fresh slip
+    key for the next DEAL."""
     version = rnd.version if rnd is not None else rounds.current_version(table)
     view = None
     if rnd is not None:
@@ -425,7 +425,7 @@ def round_context(
         profile=profile,
         round_view=view,
         last_settled=last_settled,
-        slip_key=slip_key,
+        slip_key=uuid.uuid4().hex,
     )
 
 
@@ -446,7 +446,6 @@ def update_answer(
         profile=profile,
         last_settled=last_settled,
         fresh_from=fresh_from,
-        slip_key=uuid.uuid4().hex,
     )
     return render_to_string(f"{TEMPLATE}#update", context)
 

@@ -8,7 +8,6 @@ menu's forms post with htmx and get their own part of the menu back.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.contrib import messages
@@ -56,28 +55,6 @@ def _limits(request: PlayerRequest, table: Table, profile: Profile) -> dict:
     return presenter.table_limits(user=request.user, table=table, profile=profile)
 
 
-def _context(
-    request: PlayerRequest,
-    table: Table,
-    rnd: Round | None,
-    *,
-    balance: int,
-    profile: Profile,
-    last_settled: Round | None,
-    fresh_from: int | None = None,
-) -> dict:
-    return presenter.round_context(
-        user=request.user,
-        table=table,
-        rnd=rnd,
-        balance=balance,
-        profile=profile,
-        last_settled=last_settled,
-        fresh_from=fresh_from,
-        slip_key=uuid.uuid4().hex,
-    )
-
-
 @login_required
 @require_GET
 def table(request: PlayerRequest, slug: str) -> HttpResponse:
@@ -97,10 +74,10 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
             request, _("This table is closed. Please choose another table in the lobby.")
         )
         return redirect("lobby")
-    context = _context(
-        request,
-        table,
-        rnd,
+    context = presenter.round_context(
+        user=request.user,
+        table=table,
+        rnd=rnd,
         balance=account.balance,
         profile=account.profile,
         last_settled=found.last_settled,

@@ -9,6 +9,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from casino.asgi import application
+from games.models import LedgerEntry, Round, Wallet
 
 
 @pytest.fixture(autouse=True)
@@ -34,3 +35,21 @@ async def baccarat_socket(
         sid = await database_sync_to_async(session_id)(user)
         headers.append((b"cookie", f"sessionid={sid}; django_language={language}".encode()))
     return WebsocketCommunicator(application, f"/ws/baccarat/{slug}/", headers=headers)
+
+
+@pytest.fixture
+def rich_player(make_player):
+    """A player with 1,000 chips, who knows how many ledger rows that took."""
+    user = make_player(chips=1_000)
+    user.start_rows = LedgerEntry.objects.filter(wallet__user=user).count()
+    return user
+
+
+@database_sync_to_async
+def books(user) -> tuple[int, int, int]:
+    """The player's balance, rounds and ledger rows."""
+    return (
+        Wallet.objects.get(user=user).balance,
+        Round.objects.filter(player=user).count(),
+        LedgerEntry.objects.filter(wallet__user=user).count(),
+    )

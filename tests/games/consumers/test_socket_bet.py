@@ -31,10 +31,11 @@ from django.urls import reverse
 from casino.asgi import application
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
-from games.models import LedgerEntry, Round, Table, Wallet
+from games.models import Round, Table
 from games.services import play_safe
 from games.services.baccarat import reveal_group
 from games.services.faults import inject_fault
+from tests.games.consumers.conftest import books
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -45,10 +46,8 @@ START = 100_000  # units: the player's 1,000 chips
 
 
 @pytest.fixture
-def player(make_player):
-    user = make_player(chips=1_000)
-    user.start_rows = LedgerEntry.objects.filter(wallet__user=user).count()  # the grant's
-    return user
+def player(rich_player):
+    return rich_player
 
 
 class Tab:
@@ -100,16 +99,6 @@ class Tab:
             frames.append(frame)
             if 'id="bac-phase"' in frame and 'data-phase="done"' in frame:
                 return frames
-
-
-@database_sync_to_async
-def books(user) -> tuple[int, int, int]:
-    """The player's balance, rounds and ledger rows."""
-    return (
-        Wallet.objects.get(user=user).balance,
-        Round.objects.filter(player=user).count(),
-        LedgerEntry.objects.filter(wallet__user=user).count(),
-    )
 
 
 @database_sync_to_async

@@ -24,8 +24,9 @@ from django.urls import reverse
 from casino.asgi import application
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
-from games.models import LedgerEntry, Profile, Round, Wallet
+from games.models import Profile, Round
 from games.war.rules import first_cards_tied
+from tests.games.consumers.conftest import books
 from tests.seeds import find_seed
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -68,10 +69,8 @@ def tie_seed() -> str:
 
 
 @pytest.fixture
-def player(make_player):
-    user = make_player(chips=1_000)
-    user.start_rows = LedgerEntry.objects.filter(wallet__user=user).count()
-    return user
+def player(rich_player):
+    return rich_player
 
 
 @pytest.fixture
@@ -107,15 +106,6 @@ async def open_tab(user, slug: str = "casino-war") -> tuple[WebsocketCommunicato
 async def say(socket: WebsocketCommunicator, **message) -> str:
     await socket.send_to(text_data=json.dumps(message))
     return await socket.receive_from(timeout=5)
-
-
-@database_sync_to_async
-def books(user) -> tuple[int, int, int]:
-    return (
-        Wallet.objects.get(user=user).balance,
-        Round.objects.filter(player=user).count(),
-        LedgerEntry.objects.filter(wallet__user=user).count(),
-    )
 
 
 @database_sync_to_async

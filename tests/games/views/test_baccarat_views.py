@@ -97,26 +97,8 @@ def test_the_page_gives_the_browser_slip_its_limits_and_chips(tab):
     assert 'data-slip-table="baccarat:baccarat-classic"' in html
 
 
-@pytest.mark.parametrize(
-    ("bets", "message"),
-    [
-        ({"player": "10", "banker": "10"}, "PLAYER and BANKER cannot both be bet"),
-        ({"tie": "2100"}, "maximum bet on TIE is 2,000"),
-        ({"player": "1100"}, "needs 1,100 and your balance is 1,000"),
-        ({"tie": "5"}, "minimum bet on TIE is 10"),
-        ({"dragon": "5"}, "Place at least one chip"),
-        ({"player": "10.55"}, "Bets are made in steps of 0.10 chips"),
-    ],
-)
-def test_a_slip_past_a_rule_is_refused_naming_the_area_and_takes_nothing(
-    tab, player, bets, message
-):
-    response = bet(tab, bets)
-    html = response.content.decode()
-    assert 'data-testid="slip-error"' in html and message in html
-    assert 'id="bac-placed"' not in html  # the browser keeps the slip to fix it
-    assert not Round.objects.filter(player=player).exists()
-    assert Wallet.objects.get(user=player).balance == 100_000
+# Each rule's refusal, over this endpoint and the table's socket alike:
+# tests/games/consumers/test_socket_bet.py.
 
 
 @pytest.mark.parametrize(

@@ -329,3 +329,31 @@ async def test_a_round_bet_over_the_only_socket_takes_no_trip_through_the_channe
     assert event["type"] == "round.reveal" and event["table"] == SLUG
     await tab.until_done()
     await tab.socket.disconnect()
+
+
+async def test_a_socket_dropped_right_after_bet_resumes_the_round_and_bet_again_is_the_same(
+    player, settings
+):
+    """The network blinks as BET goes: the round was placed (or not) once.
+    The page's socket opens again and shows that round's reveal; the page
+    then sends its unspent slip again, which answers with the same round."""
+    settings.CASINO_REVEAL_DELAY = 0.3
+    tab = await Tab.of(player)
+    socket = await tab.open()
+    await socket.send_to(
+        text_data=json.dumps({"action": "bet", "slip_key": "blink", "player": "10"})
+    )
+    await socket.receive_from(timeout=5)  # BET's answer: the round was placed
+    await socket.receive_from(timeout=5)  # the deal; then the network blinks
+    await socket.disconnect()
+    (rnd,) = await rounds_of(player)
+
+    await tab.open()
+    frames = await tab.until_done()  # the rest of the reveal, to its result
+    assert f'data-round="{rnd.pk}"' in frames[-1]
+    again = await tab.bet_over_socket({"slip_key": "blink", "player": "10"})
+    assert PLACED.search(again).group(1) == str(rnd.pk)
+    assert await tab.socket.receive_nothing(timeout=0.4)  # shown once
+    balance, count, _ = await books(player)
+    assert count == 1 and balance == START - rnd.total_bet + rnd.total_return
+    await tab.socket.disconnect()

@@ -253,12 +253,17 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 by_promo=wish.promo,
                 visit=visit if isinstance(visit, str) else "",
             )
-            html = presenter.placed_answer(table=table, placed=placed, squeeze=toggle)
             rnd = placed.round
+            limits = service.bet_limits(
+                user=self.user, version=rnd.version, profile=placed.profile, chips=table.chips
+            )
+            html = presenter.placed_answer(
+                table=table, placed=placed, squeeze=toggle, limits=limits
+            )
             if placed.replayed:
                 return BetAnswer(html, rnd.pk)
             side = squeeze_side(stakes=rnd.bets, threshold=rnd.version.squeeze_threshold, wish=wish)
-            steps = presenter.reveal_steps(rnd, table=table, squeeze=side)
+            steps = presenter.reveal_steps(rnd, table=table, squeeze=side, limits=limits)
             return BetAnswer(html, rnd.pk, side, steps)
 
     # --- events from the group -------------------------------------------

@@ -66,19 +66,21 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     # deal or mid squeeze): the felt as its reveal starts, its result kept
     # off the roads and the balance, and the socket shows the rest.
     revealing = last if reveal_selectors.unfinished_reveal(last) else None
+    # Until that reveal's result, the page knows only the balance after its stakes.
+    balance = revealing.balance_before - revealing.total_bet if revealing else account.balance
     visit = squeeze_service.new_visit()  # a clip watched on an earlier render no longer counts
     state = squeeze_service.load(session=request.session, table=table)
     context = presenter.table_context(
         table=table,
         version=version,
         limits=limits,
-        balance=account.balance,
+        balance=balance,
         profile=account.profile,
         last=last,
         roads=road_selectors.table_roads(
             user=request.user, table=table, before_seq=revealing.seq if revealing else None
         ),
-        rebet=presenter.rebet_for(limits, account.balance, last.bets if last else None),
+        rebet=presenter.rebet_for(limits, balance, last.bets if last else None),
         squeeze=presenter.squeeze_toggle(
             threshold=table.squeeze_threshold, on=state.on, by_promo=False, visit=visit
         ),

@@ -86,7 +86,14 @@ import { sound } from "./sound.js";
     this.removing = false;
   }
 
-  BetSlip.prototype.limits = function () { return readJson("bac-slip-limits"); };
+  // The balance a chip is checked against is the one the table shows
+  // (#bac-wallet, swapped by the reveal's deal and result), not BET's answer.
+  BetSlip.prototype.limits = function () {
+    var limits = readJson("bac-slip-limits");
+    var wallet = document.getElementById("bac-wallet");
+    if (limits && wallet && wallet.dataset.balance) limits.balance = Number(wallet.dataset.balance);
+    return limits;
+  };
 
   BetSlip.prototype.bets = function () {
     var out = {};

@@ -3,18 +3,20 @@ table's socket): the same fragments, swapped by id."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils.translation import gettext_lazy
 
 from games.errors import GameError
-from games.models import Table
-from games.presenters.baccarat.board import Rebet, fragment
+from games.models import Round, Table
+from games.presenters.baccarat.board import Rebet, fragment, slip_limits_json
 from games.presenters.baccarat.contexts import placed_context
 from games.presenters.baccarat.squeeze import SqueezeToggle
 from games.presenters.refusals import play_safe_refusal
 from games.services import baccarat as service
 from games.services.rounds import Placed
 
-__all__ = ["FAILED", "placed_answer", "rebet_for", "refused_answer"]
+__all__ = ["FAILED", "after_round", "placed_answer", "rebet_for", "refused_answer"]
 
 
 # What BET says when dealing failed after the debit (everything rolled back).
@@ -33,23 +35,47 @@ def rebet_for(limits: service.BetLimits, balance: int, last_bets: dict[str, int]
     return Rebet(once, twice, once_capped, twice_capped)
 
 
-def placed_answer(*, table: Table, placed: Placed, squeeze: SqueezeToggle) -> str:
+def placed_answer(
+    *,
+    table: Table,
+    placed: Placed,
+    squeeze: SqueezeToggle,
+    limits: service.BetLimits | None = None,
+) -> str:
     """The slip is spent: the round's id, the next seed's hash, the limits
-    and REBET for the next round, the squeeze toggle."""
+    and REBET for the next round, the squeeze toggle.
+
+    The balance the slip is given is the one after the stakes, as the
+    reveal's deal shows it: the answer comes before any card is seen and
+    must not tell the result (the reveal's result step gives the slip the
+    balance after the round).
+    """
     rnd = placed.round
-    limits = service.bet_limits(
-        user=rnd.player, version=rnd.version, profile=placed.profile, chips=table.chips
-    )
+    after_stakes = rnd.balance_before - rnd.total_bet
+    if limits is None:
+        limits = service.bet_limits(
+            user=rnd.player, version=rnd.version, profile=placed.profile, chips=table.chips
+        )
     context = placed_context(
         table=table,
         limits=limits,
-        balance=placed.balance,
+        balance=after_stakes,
         profile=placed.profile,
-        rebet=rebet_for(limits, placed.balance, rnd.bets),
+        rebet=rebet_for(limits, after_stakes, rnd.bets),
         squeeze=squeeze,
         round_id=rnd.pk,
     )
     return fragment("placed", context)
+
+
+def after_round(limits: service.BetLimits, rnd: Round) -> dict[str, Any]:
+    """For the reveal's result step: the slip's limits and REBET at the
+    balance after the round, now that the player sees it."""
+    balance = rnd.balance_after if rnd.balance_after is not None else rnd.balance_before
+    return {
+        "limits_json": slip_limits_json(limits, balance),
+        "rebet": rebet_for(limits, balance, rnd.bets),
+    }
 
 
 def refused_answer(exc: GameError | str) -> str:

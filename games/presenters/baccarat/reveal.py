@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from games.models import Round, Table
+from games.presenters.baccarat.answers import after_round
 from games.presenters.baccarat.board import deal_order, fragment
 from games.presenters.baccarat.contexts import (
     cards_step,
@@ -26,6 +27,7 @@ from games.presenters.baccarat.contexts import (
 )
 from games.presenters.baccarat.squeeze import PeelView, squeeze_peels
 from games.selectors import roads as road_selectors
+from games.services.rounds import BetLimits
 
 __all__ = [
     "CLIENT_ACTIONS",
@@ -58,7 +60,13 @@ class RevealStep:
     slot: str = ""  # the peeled card's slot, for the steps that wait for the player
 
 
-def reveal_steps(rnd: Round, *, table: Table, squeeze: str | None = None) -> list[RevealStep]:
+def reveal_steps(
+    rnd: Round,
+    *,
+    table: Table,
+    squeeze: str | None = None,
+    limits: BetLimits | None = None,
+) -> list[RevealStep]:
     """The reveal of a settled round, in order.
 
     With only PAIR bets the cards after the first four are shown at once
@@ -83,14 +91,19 @@ def reveal_steps(rnd: Round, *, table: Table, squeeze: str | None = None) -> lis
             steps += _peel_steps(rnd, peel, code, shown=i + 1)
         else:
             steps.append(_open_cards(rnd, [(slot, code)], shown=i + 1, name="card"))
-    steps.append(result_step(rnd, table=table))
+    steps.append(result_step(rnd, table=table, limits=limits))
     return steps
 
 
-def result_step(rnd: Round, *, table: Table) -> RevealStep:
-    """The reveal's last step: banner, PAYOUT, balance, roads and history."""
+def result_step(rnd: Round, *, table: Table, limits: BetLimits | None = None) -> RevealStep:
+    """The reveal's last step: banner, PAYOUT, balance, roads and history;
+    with the table's ``limits``, the slip's limits and REBET at the balance
+    after the round too (BET's answer gave them at the balance after the
+    stakes, before any card was seen)."""
     roads = road_selectors.table_roads(user=rnd.player, table=table)
     context = result_context(rnd, table=table, roads=roads)
+    if limits is not None:
+        context.update(after_round(limits, rnd))
     return RevealStep("result", fragment("step_result", context), Pause.NONE)
 
 

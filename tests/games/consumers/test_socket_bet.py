@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from functools import cache
 from importlib import import_module
 
 import pytest
@@ -29,13 +30,15 @@ from django.test import Client
 from django.urls import reverse
 
 from casino.asgi import application
+from games.baccarat.rules import play_coup
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
-from games.models import Round, Table
+from games.models import Profile, Round, Table
 from games.services import play_safe
 from games.services.baccarat import reveal_group
 from games.services.faults import inject_fault
 from tests.games.consumers.conftest import books
+from tests.seeds import find_seed
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -356,4 +359,39 @@ async def test_a_socket_dropped_right_after_bet_resumes_the_round_and_bet_again_
     assert await tab.socket.receive_nothing(timeout=0.4)  # shown once
     balance, count, _ = await books(player)
     assert count == 1 and balance == START - rnd.total_bet + rnd.total_return
+    await tab.socket.disconnect()
+
+
+@cache
+def banker_wins_seed() -> str:
+    return find_seed("quiet", "quiet", 8, lambda shoe: play_coup(shoe).winner == "banker")
+
+
+def slip_balance(html: str) -> int | None:
+    found = re.search(r'id="bac-slip-limits"[^>]*>([^<]*)<', html)
+    return json.loads(found.group(1))["balance"] if found else None
+
+
+@pytest.mark.parametrize("transport", ["http", "socket"])
+async def test_bets_answer_does_not_tell_the_result_before_the_cards(player, transport):
+    """BET's answer comes before any card is shown (a squeeze peels them
+    later still): the balance it gives the slip is the one after the stakes;
+    the reveal's result gives the balance after the round."""
+    await database_sync_to_async(Profile.objects.filter(user=player).update)(
+        next_server_seed=banker_wins_seed(), client_seed="quiet", nonce=0
+    )
+    tab = await Tab.of(player)
+    await tab.open()
+    fields = {"slip_key": "quiet", "banker": "100"}
+    if transport == "socket":
+        answer = await tab.bet_over_socket(fields)
+    else:
+        answer = await tab.bet_over_http(fields)
+    (rnd,) = await rounds_of(player)
+    assert rnd.winner == "banker" and rnd.balance_after == START + 9_500  # won 95
+    assert slip_balance(answer) == START - 10_000
+    frames = await tab.until_done()
+    if transport == "socket":
+        assert slip_balance(frames[-1]) == rnd.balance_after
+    assert all(slip_balance(frame) is None for frame in frames[:-1])  # nothing before it
     await tab.socket.disconnect()

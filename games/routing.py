@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.urls import path
+from django.urls import path, re_path
 
-from games.consumers import baccarat, war
+from games.consumers import baccarat, missing, war
 
 if TYPE_CHECKING:
     from channels.routing import URLRouter, _ExtendedURLPattern
@@ -19,4 +19,5 @@ if TYPE_CHECKING:
 websocket_urlpatterns: list[_ExtendedURLPattern | URLRouter] = [
     path("ws/baccarat/<slug:slug>/", baccarat.BaccaratConsumer.as_asgi()),  # type: ignore[arg-type, list-item]
     path("ws/war/<slug:slug>/", war.WarConsumer.as_asgi()),  # type: ignore[arg-type, list-item]
+    re_path(r"", missing.NoSuchSocket.as_asgi()),  # type: ignore[arg-type, list-item]
 ]

@@ -237,7 +237,9 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     user=self.user,
                     table=table,
                     bets=slip_stakes(message, AREAS),
-                    slip_key=str(message.get("slip_key") or ""),
+                    slip_key=slip_key
+                    if isinstance(slip_key := message.get("slip_key"), str)
+                    else "",
                     squeeze=wish,
                     notify_sockets=others_open(self.user.pk, self.slug),
                 )

@@ -43,6 +43,7 @@ from games.consumers.limits import MessageBudget, read_message
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
+from games.models import Game, Table
 from games.presenters import war as presenter
 from games.presenters.refusals import play_safe_refusal
 from games.selectors import war as war_selectors
@@ -62,11 +63,21 @@ def _deadline(user_id: int, slug: str) -> dt.datetime | None:
     return war_selectors.decision_deadline(user_id=user_id, table_slug=slug)
 
 
+@in_thread
+def _is_war_table(slug: str) -> bool:
+    return Table.objects.filter(slug=slug, game=Game.WAR).exists()
+
+
 @dataclass(frozen=True)
 class Answer:
     html: str = ""
     timed_out: bool = False  # the decision came after its deadline
     session_over: bool = False
+
+
+def _text(raw: Any) -> str:
+    """A field the page sends as text; anything else is as good as missing."""
+    return raw if isinstance(raw, str) else ""
 
 
 def _round_id(raw: Any) -> int | None:
@@ -88,6 +99,9 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         self.language = scope_language(dict(self.scope))
         self.budget = MessageBudget.from_settings()
         self.slug: str = self.scope["url_route"]["kwargs"]["slug"]
+        if not await _is_war_table(self.slug):
+            await self.close()  # no such War table (a Baccarat table's name, say)
+            return
         self.group: str = war_service.group_name(user.pk)
         self.timer: asyncio.Task | None = None
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -136,7 +150,7 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                         table=table,
                         ante=bet_amount(message.get("ante")),
                         tie_bet=bet_amount(message.get("tie_bet")),
-                        slip_key=str(message.get("slip_key") or ""),
+                        slip_key=_text(message.get("slip_key")),
                     )
                     rnd, balance, profile, fresh_from = (
                         placed.round,
@@ -151,7 +165,7 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     rnd = war_service.decide(
                         user=self.user,
                         round_id=round_id,
-                        decision=str(message.get("decision") or ""),
+                        decision=_text(message.get("decision")),
                     )
                     account = account_for(self.user)
                     balance, profile, fresh_from = account.balance, account.profile, 2

@@ -151,8 +151,18 @@ async def test_it_refuses_a_socket_without_a_live_session(make_player, path):
 
 async def test_an_unknown_table_has_no_socket(make_player):
     key = await session_key(await database_sync_to_async(make_player)())
-    # A baccarat socket on a War table (and an unknown slug) is refused.
-    for path in ("/ws/baccarat/casino-war/", "/ws/baccarat/no-such-table/"):
+    # A table socket on the other game's table, an unknown slug, and any
+    # path that is no table's socket are refused at the handshake.
+    for path in (
+        "/ws/baccarat/casino-war/",
+        "/ws/baccarat/no-such-table/",
+        "/ws/war/baccarat-social/",
+        "/ws/war/no-such-table/",
+        "/ws/",
+        "/ws/nothing/",
+        "/ws/war/casino-war/x",
+        "/ws/baccarat/baccarat-social/extra/",
+    ):
         assert await refused(socket(path, session=key)), path
 
 

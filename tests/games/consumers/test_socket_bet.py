@@ -395,3 +395,13 @@ async def test_bets_answer_does_not_tell_the_result_before_the_cards(player, tra
         assert slip_balance(frames[-1]) == rnd.balance_after
     assert all(slip_balance(frame) is None for frame in frames[:-1])  # nothing before it
     await tab.socket.disconnect()
+
+
+async def test_a_slip_key_that_is_not_text_is_no_slip_key(player):
+    tab = await Tab.of(player)
+    await tab.open()
+    for key in ({"$ne": 1}, ["a"], 12345, True, None):
+        answer = await tab.bet_over_socket({"slip_key": key, "player": "10"})
+        assert "expired" in ERROR.search(answer).group(1), key
+    assert await books(player) == (START, 0, player.start_rows)
+    await tab.socket.disconnect()

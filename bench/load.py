@@ -108,6 +108,7 @@ __all__ = [
 LOCUSTFILE = ROOT / "bench" / "locustfile.py"
 EVENT = "casino-load "  # the locustfile's lines on the master's standard output
 TRANSPORTS = ("socket", "http")
+PYTHON_SERVERS = ("make run", "gunicorn", "daphne")
 
 
 class LoadFailed(SystemExit):
@@ -248,16 +249,15 @@ def main(argv: list[str] | None = None) -> int:
 def not_started(result: dict, args: argparse.Namespace) -> list[str]:
     """Why a run's figures do not stand for the players asked for."""
     reasons = []
-    expected = args.players + args.late_players
     if result["players_ready"] < args.players:
         reasons.append(
             f"{result['transport']}: players seated {result['players_ready']} of {args.players}"
             f" ({'; '.join(result['error_samples'][:3])})"
         )
-    if result["players_reported"] < expected:
+    if result["players_reported"] < result["players_started"]:
         reasons.append(
             f"{result['transport']}: players missing: {result['players_reported']} of "
-            f"{expected} reported"
+            f"{result['players_started']} reported"
         )
     if result["rounds"] == 0:
         reasons.append(
@@ -487,10 +487,11 @@ def run(
     figures = meter.figures(rounds)
     kinds = dict(got["errors"])
     samples = list(got["error_samples"])
-    expected = args.players + args.late_players
-    if len(players) < expected:
-        kinds["players missing"] = expected - len(players)
-        samples.append(f"players missing: {len(players)} of {expected} reported")
+    # Every user Locust started (sat down or not) reports once it stops.
+    started = got["seated"] + got["failed"]
+    if len(players) < started:
+        kinds["players missing"] = started - len(players)
+        samples.append(f"players missing: {len(players)} of {started} reported")
     signups = got["signups"]
     result = {
         "players": args.players,
@@ -510,7 +511,8 @@ def run(
         "reveal_delay_s": 0 if args.serve != "none" else None,
         "seconds": args.seconds,
         "window_s": figures["window_s"],
-        "players_ready": got["seated"],
+        "players_ready": go["seated"],
+        "players_started": started,
         "players_reported": len(players),
         "setup_s": round(setup_s, 1),
         "signup_p50_ms": signups.get("sign-up", {}).get("p50_ms"),
@@ -524,7 +526,13 @@ def run(
         "error_samples": samples,
         "notes": got["counts"],
         "loadavg": figures["loadavg"],
-        # Percent of one core over the window: the serving stack, then Locust.
+        # Percent of one core over the window: the Python servers, the
+        # serving stack, then Locust.
+        "server_cpu_pct": round(
+            sum(v["pct_core"] for k, v in figures["cpu_parts"].items() if k in PYTHON_SERVERS), 1
+        )
+        if figures["cpu_parts"]
+        else None,
         "stack_cpu_pct": figures["stack_cpu_pct"],
         "client_cpu_pct": figures["client_cpu_pct"],
         "machine_busy_pct": figures["machine_busy_pct"],

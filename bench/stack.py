@@ -220,8 +220,8 @@ class ClusterServer:
         # children), Redis and nginx's master (its workers are children).
         data = Path(f"/tmp/casino-cluster-{os.environ.get('CLUSTER_PG_PORT', '25433')}")  # noqa: S108 - ops/cluster.sh keeps its data there
         self.parts = {
-            "gunicorn": pids_in(cluster, "gunicorn.pid", "login.pid"),
-            "daphne": pids_in(cluster, "ws*.pid"),
+            "gunicorn": self.supervised("gunicorn", "login"),
+            "daphne": self.supervised(*(f"ws{i}" for i in range(ws_workers))),
             "postgresql": pids_in(data / "pg", "postmaster.pid"),
             "redis": pids_in(data, "redis.pid"),
             "nginx": pids_in(cluster, "nginx.pid"),
@@ -237,6 +237,22 @@ class ClusterServer:
             if "=" in line:
                 key, value = line.split("=", 1)
                 self.db_env[key] = value
+
+    def supervised(self, *names: str) -> list[int]:
+        """The pids supervisord gives for these programs (0: not running)."""
+        out = []
+        for name in names:
+            done = subprocess.run(
+                [sys.executable, "-m", "supervisor.supervisorctl", "-c"]
+                + [str(self.dir / "supervisord.conf"), "pid", name],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            with contextlib.suppress(ValueError):
+                if int(done.stdout.strip()) > 0:
+                    out.append(int(done.stdout.strip()))
+        return out
 
     @classmethod
     def pidfiles(cls, cluster: Path) -> list[Path]:

@@ -118,6 +118,9 @@ def test_a_refused_bet_reads_the_sites_reason_over_each_transport(site, transpor
 
 
 def test_locust_players_play_and_the_figures_are_locusts(site, tmp_path):
+    """Two Locust workers under a master: 3 players seated before the play,
+    2 more signing up during it; every one reports, and the figures are the
+    ones in Locust's own CSV report."""
     url, sqlite = site
     done = bench(
         "bench/load.py",
@@ -132,20 +135,26 @@ def test_locust_players_play_and_the_figures_are_locusts(site, tmp_path):
         "--seconds",
         "8",
         "--spawn-rate",
-        "3",
+        "2",
         "--think",
         "1",
         "--transport",
         "http",
         "--report-dir",
         str(tmp_path),
+        "--workers",
+        "2",
+        "--late-players",
+        "2",
     )
     assert done.returncode == 0, done.stderr[-2000:]
     last = json.loads(done.stdout.strip().splitlines()[-1])
     runs = last.get("transports") or {last["transport"]: last}
     assert set(runs) == {"http"}
     for transport, run in runs.items():
-        assert run["players_ready"] == run["players_reported"] == 3, run["error_samples"]
+        assert run["players_ready"] == 3, run["error_samples"]
+        assert run["players_started"] == run["players_reported"] == 5, run["error_samples"]
+        assert run["signup_while_playing"]["n"] == 2
         assert run["errors"] == 0, run["error_samples"]
         assert run["ledger_ok"] is True and run["reveals_lost"] == 0, run["ledger"]
         # Locust's own report holds the same rounds and their percentiles.

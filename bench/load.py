@@ -174,7 +174,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.players < 1 or args.seconds <= 0 or args.late_players < 0:
         parser.error("--players and --seconds must be positive")
     args.transports = [t.strip() for t in args.transport.split(",") if t.strip()]
-    if not args.transports or set(args.transports) - set(TRANSPORTS):
+    if (
+        not args.transports
+        or set(args.transports) - set(TRANSPORTS)
+        or len(set(args.transports)) < len(args.transports)
+    ):
         parser.error(f"--transport: {', '.join(TRANSPORTS)}, or both separated by a comma")
     args.url = f"http://{parts.hostname}:{parts.port or 80}"
     return args
@@ -223,16 +227,15 @@ def add_ledger(result: dict, players: list[dict], env: dict[str, str] | None) ->
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     server = start_server(args)
-    results: dict[str, dict] = {}
     try:
         wait_http(args.url, args.wait_server)
-        for transport in args.transports:
-            print(f"players over {transport} ...", file=sys.stderr, flush=True)
-            result, players = run(args, server, transport=transport)
-            add_ledger(result, players, ledger_env_for(args, server))
+        results, players = run_phases(args, server)
+        ledger: dict = {"run_id": next(iter(results.values()))["run_id"]}
+        add_ledger(ledger, players, ledger_env_for(args, server))
+        for result in results.values():
+            result.update({k: v for k, v in ledger.items() if k != "run_id"})
             if server is not None and result["errors"]:
                 result["server_log_tail"] = server.log_tail()[-2000:]
-            results[transport] = result
             print_result(result)
     finally:
         if server is not None:
@@ -323,7 +326,8 @@ def locust_commands(
     ]
     user_class = "FastPlayer" if args.fast else "PacedPlayer"
     # Locust's own run time as a safety net: the play's window ends it first.
-    safety = 300 + seat_seconds + args.seconds + 4 * args.timeout
+    phases = len(args.transports)
+    safety = 300 + seat_seconds + phases * (args.seconds + 4 * args.timeout + 30)
     master = [
         *base,
         "--headless",
@@ -408,21 +412,35 @@ def run(
     args: argparse.Namespace,
     server: SingleServer | ClusterServer | None,
     *,
-    transport: str = "",
     on_play: Callable[[], None] | None = None,
     on_stop: Callable[[], None] | None = None,
 ) -> tuple[dict, list[dict]]:
-    """Run Locust's players: sign up, wait for all, play ``args.seconds``,
-    measure. ``on_play`` runs as the play starts and ``on_stop`` when the
-    time is up (bench/flood.py, bench/chaos.py and bench/abuse.py act there).
-    Raises LoadFailed when Locust gives no result."""
-    transport = transport or args.transports[0]
+    """Run Locust's players over the first of ``args.transports``: sign up,
+    wait for all, play ``args.seconds``, measure. ``on_play`` runs as the
+    play starts and ``on_stop`` when the time is up (bench/flood.py,
+    bench/chaos.py and bench/abuse.py act there)."""
+    one = argparse.Namespace(**{**vars(args), "transports": args.transports[:1]})
+    results, players = run_phases(one, server, on_play=on_play, on_stop=on_stop)
+    return results[one.transports[0]], players
+
+
+def run_phases(
+    args: argparse.Namespace,
+    server: SingleServer | ClusterServer | None,
+    *,
+    on_play: Callable[[], None] | None = None,
+    on_stop: Callable[[], None] | None = None,
+) -> tuple[dict[str, dict], list[dict]]:
+    """One Locust run: the players sign up once, then play ``args.seconds``
+    over each of ``args.transports`` in turn (finishing their rounds between
+    two), the stack's CPU measured per phase. Raises LoadFailed when Locust
+    gives no result."""
     run_id = secrets.token_hex(3)
     reports = Path(args.report_dir or tempfile.mkdtemp(prefix="casino-locust-"))
     if args.report_dir:
-        reports = reports / f"{transport}-{run_id}"
+        reports = reports / f"{'-'.join(args.transports)}-{run_id}"
     reports.mkdir(parents=True, exist_ok=True)
-    commands = locust_commands(args, reports, run_id, transport)
+    commands = locust_commands(args, reports, run_id, ",".join(args.transports))
     log = open(reports / "locust.log", "w")  # noqa: SIM115 - closed below
     procs = [
         subprocess.Popen(
@@ -437,33 +455,38 @@ def run(
     ]
     master = Master(procs[0])
     parts = server.parts if server is not None else {}
-    meter = CpuMeter(parts, [p.pid for p in procs])
+    meters: dict[str, CpuMeter] = {}
     try:
-        print(
-            f"signing up {args.players} players at {args.url} ({transport}) ...",
-            file=sys.stderr,
-            flush=True,
-        )
+        print(f"signing up {args.players} players at {args.url} ...", file=sys.stderr, flush=True)
         setup_started = time.time()
-        go = master.wait("go", 180 + 2.0 * args.players / args.spawn_rate)
-        if go is None:
+        first = master.wait("go", 240 + 2.0 * args.players / args.spawn_rate)
+        if first is None:
             raise LoadFailed(f"Locust did not start the play: {tail(master, reports)}")
-        meter.start()
         setup_s = time.time() - setup_started
         print(
-            f"{go['seated']} players seated in {setup_s:.0f} s ({go['failed']} could not); "
-            f"playing for {args.seconds:g} s",
+            f"{first['seated']} players seated in {setup_s:.0f} s ({first['failed']} could not)",
             file=sys.stderr,
             flush=True,
         )
-        if on_play is not None:
-            on_play()
-        time.sleep(max(0.0, go["until"] - time.time()))
-        if on_stop is not None:
-            on_stop()
-        stopped = master.wait("stopped", 4 * args.timeout + 90)
-        meter.stop()
-        got = master.wait("result", 60) if stopped is not None else None
+        go: dict | None = first
+        for phase, transport in enumerate(args.transports):
+            if phase:
+                go = master.wait("go", 4 * args.timeout + 120)
+            if go is None:
+                raise LoadFailed(f"Locust did not start {transport}: {tail(master, reports)}")
+            meters[transport] = meter = CpuMeter(parts, [p.pid for p in procs])
+            meter.start()
+            print(f"playing over {transport} for {args.seconds:g} s", file=sys.stderr, flush=True)
+            if phase == 0 and on_play is not None:
+                on_play()
+            time.sleep(max(0.0, go["until"] - time.time()))
+            if phase == len(args.transports) - 1 and on_stop is not None:
+                on_stop()
+            stopped = master.wait("stopped", 4 * args.timeout + 90)
+            meter.stop()
+            if stopped is None:
+                raise LoadFailed(f"Locust did not end {transport}: {tail(master, reports)}")
+        got = master.wait("result", 60)
         if got is None:
             raise LoadFailed(f"Locust gave no result: {tail(master, reports)}")
     finally:
@@ -483,66 +506,69 @@ def run(
         shutil.rmtree(reports, ignore_errors=True)
 
     players = got["players"]
-    rounds = got["rounds"]["n"]
-    figures = meter.figures(rounds)
-    kinds = dict(got["errors"])
-    samples = list(got["error_samples"])
     # Every user Locust started (sat down or not) reports once it stops.
     started = got["seated"] + got["failed"]
-    if len(players) < started:
-        kinds["players missing"] = started - len(players)
-        samples.append(f"players missing: {len(players)} of {started} reported")
     signups = got["signups"]
-    result = {
-        "players": args.players,
-        "transport": transport,
-        "rounds": rounds,
-        "rounds_per_s": round(rounds / figures["window_s"], 1),
-        "p50_ms": got["rounds"]["p50_ms"],
-        "p99_ms": got["rounds"]["p99_ms"],
-        "errors": sum(kinds.values()),
-        "stack_cpu_ms_per_round": figures["stack_cpu_ms_per_round"],
-        "cpu_parts": figures["cpu_parts"],
-        "serve": args.serve,
-        "player_class": "FastPlayer" if args.fast else "PacedPlayer",
-        "locust_workers": args.workers,
-        "http_workers": args.http_workers if args.serve == "cluster" else None,
-        "ws_workers": args.ws_workers if args.serve == "cluster" else None,
-        "reveal_delay_s": 0 if args.serve != "none" else None,
-        "seconds": args.seconds,
-        "window_s": figures["window_s"],
-        "players_ready": go["seated"],
-        "players_started": started,
-        "players_reported": len(players),
-        "setup_s": round(setup_s, 1),
-        "signup_p50_ms": signups.get("sign-up", {}).get("p50_ms"),
-        "signup_p99_ms": signups.get("sign-up", {}).get("p99_ms"),
-        "late_players": args.late_players,
-        "signup_while_playing": signups.get("sign-up while playing"),
-        "baccarat": got["games"]["baccarat"],
-        "war": got["games"]["war"],
-        "requests": got["requests"],
-        "error_kinds": kinds,
-        "error_samples": samples,
-        "notes": got["counts"],
-        "loadavg": figures["loadavg"],
-        # Percent of one core over the window: the Python servers, the
-        # serving stack, then Locust.
-        "server_cpu_pct": round(
-            sum(v["pct_core"] for k, v in figures["cpu_parts"].items() if k in PYTHON_SERVERS), 1
-        )
-        if figures["cpu_parts"]
-        else None,
-        "stack_cpu_pct": figures["stack_cpu_pct"],
-        "client_cpu_pct": figures["client_cpu_pct"],
-        "machine_busy_pct": figures["machine_busy_pct"],
-        "cores": os.cpu_count(),
-        "run_id": run_id,
-        "locust_stats": locust_summary(stats),
-    }
-    if args.report_dir:
-        result["reports"] = str(reports)
-    return result, players
+    results = {}
+    for transport, phase in got["phases"].items():
+        rounds = phase["rounds"]["n"]
+        figures = meters[transport].figures(rounds)
+        kinds = dict(phase["errors"])
+        samples = list(phase["error_samples"])
+        if len(players) < started:
+            kinds["players missing"] = started - len(players)
+            samples.append(f"players missing: {len(players)} of {started} reported")
+        results[transport] = {
+            "players": args.players,
+            "transport": transport,
+            "rounds": rounds,
+            "rounds_per_s": round(rounds / figures["window_s"], 1),
+            "p50_ms": phase["rounds"]["p50_ms"],
+            "p99_ms": phase["rounds"]["p99_ms"],
+            "errors": sum(kinds.values()),
+            "stack_cpu_ms_per_round": figures["stack_cpu_ms_per_round"],
+            "cpu_parts": figures["cpu_parts"],
+            "serve": args.serve,
+            "player_class": "FastPlayer" if args.fast else "PacedPlayer",
+            "locust_workers": args.workers,
+            "http_workers": args.http_workers if args.serve == "cluster" else None,
+            "ws_workers": args.ws_workers if args.serve == "cluster" else None,
+            "reveal_delay_s": 0 if args.serve != "none" else None,
+            "seconds": args.seconds,
+            "window_s": figures["window_s"],
+            "players_ready": first["seated"],
+            "players_started": started,
+            "players_reported": len(players),
+            "setup_s": round(setup_s, 1),
+            "signup_p50_ms": signups.get("sign-up", {}).get("p50_ms"),
+            "signup_p99_ms": signups.get("sign-up", {}).get("p99_ms"),
+            "late_players": args.late_players,
+            "signup_while_playing": signups.get("sign-up while playing"),
+            "baccarat": phase["games"]["baccarat"],
+            "war": phase["games"]["war"],
+            "requests": phase["requests"],
+            "error_kinds": kinds,
+            "error_samples": samples,
+            "notes": got["counts"],
+            "loadavg": figures["loadavg"],
+            # Percent of one core over the window: the Python servers, the
+            # serving stack, then Locust.
+            "server_cpu_pct": round(
+                sum(v["pct_core"] for k, v in figures["cpu_parts"].items() if k in PYTHON_SERVERS),
+                1,
+            )
+            if figures["cpu_parts"]
+            else None,
+            "stack_cpu_pct": figures["stack_cpu_pct"],
+            "client_cpu_pct": figures["client_cpu_pct"],
+            "machine_busy_pct": figures["machine_busy_pct"],
+            "cores": os.cpu_count(),
+            "run_id": run_id,
+            "locust_stats": locust_summary(stats),
+        }
+        if args.report_dir:
+            results[transport]["reports"] = str(reports)
+    return results, players
 
 
 def tail(master: Master, reports: Path) -> str:

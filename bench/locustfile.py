@@ -43,7 +43,6 @@ from pathlib import Path
 import gevent
 import gevent.event
 from locust import User, events, task
-from locust.exception import StopUser
 from locust.runners import MasterRunner, WorkerRunner
 from locust.stats import StatsEntry
 
@@ -60,7 +59,11 @@ def _options(parser) -> None:
     parser.add_argument("--think", type=float, default=-1.0, help="mean seconds between rounds")
     parser.add_argument("--pace", type=float, default=-1.0, help="seconds per reveal step")
     parser.add_argument("--games", default="baccarat,war", help="games each player plays")
-    parser.add_argument("--transport", choices=TRANSPORTS, default="socket")
+    parser.add_argument(
+        "--transport",
+        default="socket",
+        help="socket, http, or phases one after the other: http,socket",
+    )
     parser.add_argument("--round-timeout", type=float, default=15.0)
     parser.add_argument("--baccarat-table", default="baccarat-social")
     parser.add_argument("--war-table", default="casino-war")
@@ -87,11 +90,12 @@ class LocustReport(Report):
         super().__init__()
         self.fire = environment.events.request.fire
         self.process = process
+        self.transport = ""  # the phase's, once the player plays
 
     def _fire(self, kind: str, name: str, seconds: float, error: Exception | None) -> None:
         self.fire(
             request_type=kind,
-            name=name,
+            name=f"{name} [{self.transport}]" if self.transport else name,
             response_time=seconds * 1000,
             response_length=0,
             exception=error,
@@ -110,13 +114,14 @@ class LocustReport(Report):
         self._fire("ERROR", kind, 0, PlayerError(kind, detail[:120]))
 
     def signup(self, seconds: float) -> None:
-        late = self.process.go.is_set()
+        late = self.process.phase_go[0].is_set()
         self._fire("SIGNUP", "sign-up while playing" if late else "sign-up", seconds, None)
 
 
 class Process:
-    """This Locust process's part of a run with a window: the ``go`` event,
-    its players; on the master (or the only process) the conductor."""
+    """This Locust process's part of a run with a window: the phases (one a
+    transport) and their ``go`` events, its players; on the master (or the
+    only process) the conductor."""
 
     def __init__(self, environment) -> None:
         self.environment = environment
@@ -126,17 +131,24 @@ class Process:
         self.group = runner.worker_index if self.worker else 0
         self.run_id = options.run_id or f"{random.randrange(16**6):06x}"
         self.seconds = options.play_seconds
+        self.transports = [t.strip() for t in options.transport.split(",") if t.strip()]
+        if not self.transports or set(self.transports) - set(TRANSPORTS):
+            raise SystemExit(f"--transport {options.transport!r}: {', '.join(TRANSPORTS)}")
         self.count = 0
-        self.go = gevent.event.Event()
-        self.play_at = 0.0
-        self.until = float("inf")
-        if not self.seconds:
-            self.go.set()
+        self.windows: list[dict] = [{} for _ in self.transports]
+        self.phase_go = [gevent.event.Event() for _ in self.transports]
+        self.finished = gevent.event.Event()  # never set: the last phase's idle players
+        if not self.seconds:  # no window: one phase, played until Locust stops
+            self.transports = self.transports[:1]
+            self.windows = [{"phase": 0, "transport": self.transports[0], "until": float("inf")}]
+            self.phase_go[0].set()
         # The conductor's counts (master or the only process).
         self.seated = self.failed = 0
+        self.idle = [0 for _ in self.transports]
         self.reports: list[dict] = []
         if isinstance(runner, MasterRunner):
             runner.register_message("seated", lambda msg, **_: self.on_seated(msg.data))
+            runner.register_message("idle", lambda msg, **_: self.on_idle(msg.data))
             runner.register_message("player", lambda msg, **_: self.reports.append(msg.data))
         elif self.worker:
             runner.register_message("go", lambda msg, **_: self.on_go(msg.data))
@@ -153,12 +165,14 @@ class Process:
             self.environment.runner.send_message(kind, data)
         elif kind == "seated":
             self.on_seated(data)
+        elif kind == "idle":
+            self.on_idle(data)
         else:
             self.reports.append(data)
 
     def on_go(self, data: dict) -> None:
-        self.play_at, self.until = data["play_at"], data["until"]
-        self.go.set()
+        self.windows[data["phase"]] = data
+        self.phase_go[data["phase"]].set()
 
     # --- the conductor ----------------------------------------------------------
 
@@ -168,81 +182,112 @@ class Process:
         else:
             self.failed += 1
 
+    def on_idle(self, data: dict) -> None:
+        self.idle[data["phase"]] += 1
+
     def conduct(self) -> None:
-        """Seat everyone, play the window, stop Locust's users, report, quit."""
+        """Seat everyone, play each phase's window (the players finish their
+        rounds between phases), stop Locust's users, report, quit."""
         options = self.environment.parsed_options
         runner = self.environment.runner
         players = options.num_users
         give_up = time.time() + options.seat_seconds
         while self.seated + self.failed < players and time.time() < give_up:
             gevent.sleep(0.1)
-        self.play_at = time.time()
-        self.until = self.play_at + self.seconds
-        window = {"play_at": self.play_at, "until": self.until}
-        self.emit("go", {**window, "seated": self.seated, "failed": self.failed})
-        if isinstance(runner, MasterRunner):
-            runner.send_message("go", window)
-        self.go.set()
-        if options.late_players:
-            # Locust's own ramp-up, mid-run: more users at the spawn rate.
-            runner.start(players + options.late_players, options.spawn_rate)
-        gevent.sleep(max(0.0, self.until - time.time()))
-        runner.stop()  # each user finishes its round (--stop-timeout)
-        stopped = time.time()
-        self.emit("stopped", {"at": stopped})
+        last = len(self.transports) - 1
+        for phase, transport in enumerate(self.transports):
+            play_at = time.time()
+            window = {
+                "phase": phase,
+                "transport": transport,
+                "play_at": play_at,
+                "until": play_at + self.seconds,
+            }
+            self.emit("go", {**window, "seated": self.seated, "failed": self.failed})
+            if isinstance(runner, MasterRunner):
+                runner.send_message("go", window)
+            self.on_go(window)
+            if phase == 0 and options.late_players:
+                # Locust's own ramp-up, mid-run: more users at the spawn rate.
+                runner.start(players + options.late_players, options.spawn_rate)
+            gevent.sleep(max(0.0, window["until"] - time.time()))
+            if phase == last:
+                runner.stop()  # each user finishes its round (--stop-timeout)
+            else:
+                # Every seated player finishes its round before the next phase.
+                wait = time.time() + 4 * options.round_timeout + 30
+                while self.idle[phase] < self.seated and time.time() < wait:
+                    gevent.sleep(0.1)
+            self.emit("stopped", {"phase": phase, "at": time.time()})
         started = self.seated + self.failed
         wait = time.time() + 30
         while len(self.reports) < started and time.time() < wait:
             gevent.sleep(0.2)
         if isinstance(runner, MasterRunner):
             gevent.sleep(4)  # the workers' last statistics (sent every 3 s)
-        self.emit("result", self.result(stopped))
+        self.emit("result", self.result())
         runner.quit()
 
     def emit(self, kind: str, data: dict) -> None:
         print(f"{EVENT} {kind} {json.dumps(data)}", flush=True)
 
-    def result(self, stopped: float) -> dict:
-        """Locust's statistics of the run, and what only the players know."""
+    def result(self) -> dict:
+        """Locust's statistics of the run, per transport, and what only the
+        players know."""
         stats = self.environment.stats
-        rounds = StatsEntry(stats, "rounds", "ROUND")
-        games = {}
-        for game in ("baccarat", "war"):
-            entry = stats.entries.get((game, "ROUND")) or StatsEntry(stats, game, "ROUND")
-            rounds.extend(entry)
-            games[game] = summary(entry)
-        errors: dict[str, int] = {}
-        samples = []
-        for error in stats.errors.values():
-            if error.method != "ERROR":
-                continue
-            errors[error.name] = errors.get(error.name, 0) + error.occurrences
-            if len(samples) < 40:
-                samples.append(f"{error.name} x{error.occurrences}: {error.error}"[:300])
+
+        def owner(full: str) -> tuple[str, str]:
+            """(transport, name) of a statistics name; what came before the
+            play (sign-up, the pages, their errors) goes with the first."""
+            for transport in self.transports:
+                if full.endswith(f" [{transport}]"):
+                    return transport, full[: -len(transport) - 3]
+            return self.transports[0], full
+
+        phases = {}
+        for phase, transport in enumerate(self.transports):
+            rounds = StatsEntry(stats, "rounds", "ROUND")
+            games = {}
+            for game in ("baccarat", "war"):
+                entry = stats.entries.get((f"{game} [{transport}]", "ROUND"))
+                entry = entry or StatsEntry(stats, game, "ROUND")
+                rounds.extend(entry)
+                games[game] = summary(entry)
+            errors: dict[str, int] = {}
+            samples = []
+            for error in stats.errors.values():
+                whose, name = owner(error.name)
+                if error.method != "ERROR" or whose != transport:
+                    continue
+                errors[name] = errors.get(name, 0) + error.occurrences
+                if len(samples) < 40:
+                    samples.append(f"{name} x{error.occurrences}: {error.error}"[:300])
+            requests = {}
+            for (full, kind), entry in sorted(stats.entries.items()):
+                whose, name = owner(full)
+                if kind in ("HTTP", "WS") and whose == transport:
+                    requests[name] = summary(entry)
+            phases[transport] = {
+                "window": self.windows[phase],
+                "rounds": summary(rounds),
+                "games": games,
+                "requests": requests,
+                "errors": errors,
+                "error_samples": samples,
+            }
         counts: dict[str, int] = {}
         for report in self.reports:
             for what, n in report.pop("counts").items():
                 counts[what] = counts.get(what, 0) + n
         return {
-            "play_at": self.play_at,
-            "until": self.until,
-            "stopped": stopped,
             "seated": self.seated,
             "failed": self.failed,
-            "rounds": summary(rounds),
-            "games": games,
-            "requests": {
-                name: summary(entry)
-                for (name, kind), entry in sorted(stats.entries.items())
-                if kind in ("HTTP", "WS")
-            },
+            "phases": phases,
             "signups": {
                 name: summary(entry)
                 for (name, kind), entry in stats.entries.items()
                 if kind == "SIGNUP"
             },
-            "errors": errors,
-            "error_samples": samples,
             "counts": counts,
             "players": self.reports,
         }
@@ -294,6 +339,7 @@ class LocustPlayerBase(User):
         self.proc = process(self.environment)
         self.left = False
         self.seated = False
+        self.phase = 0
         self.player: Player | None = None
         self.report = LocustReport(self.environment, self.proc)
         n = self.proc.next_number()
@@ -313,7 +359,7 @@ class LocustPlayerBase(User):
             pace=self.pace,
             baccarat_table=options.baccarat_table,
             war_table=options.war_table,
-            transport=options.transport,
+            transport=self.proc.transports[0],
         )
         try:
             self.player.sign_up()
@@ -321,16 +367,40 @@ class LocustPlayerBase(User):
         except PlayerError as exc:
             self.report.error(f"setup {exc.kind}", exc.detail)
             self.proc.tell("seated", {"ok": False})
-            raise StopUser from None
+            # Stays, idle (wait_time), until Locust stops it: a user that
+            # stopped itself would be started again to keep the count.
+            return
         self.seated = True
         self.proc.tell("seated", {"ok": True})
-        self.proc.go.wait()
+        self.proc.phase_go[0].wait()
+        self.join_phase()
         self.turn = n % len(self.games)  # half the players start at each table
         # People do not all press BET at once: each starts within one think time.
         gevent.sleep(self.rng.uniform(0, self.think))
 
-    def wait_time(self) -> float:
+    def join_phase(self) -> None:
+        """Play the latest phase that began, over its transport."""
+        while (
+            self.phase + 1 < len(self.proc.windows) and self.proc.phase_go[self.phase + 1].is_set()
+        ):
+            self.phase += 1
         assert self.player is not None
+        self.player.transport = self.report.transport = self.proc.windows[self.phase]["transport"]
+
+    def wait_time(self) -> float:
+        # Locust calls this while the user waits (a stop ends the wait at
+        # once): between two phases the player waits here for the next.
+        assert self.player is not None
+        if not self.seated:
+            self.proc.finished.wait()
+        if time.time() >= self.proc.windows[self.phase]["until"]:
+            self.proc.tell("idle", {"phase": self.phase})
+            if self.phase + 1 == len(self.proc.windows):
+                self.proc.finished.wait()  # the run is over: until Locust stops it
+            self.proc.phase_go[self.phase + 1].wait()
+            self.join_phase()
+            self.player.paced = 0.0
+            return self.rng.uniform(0, self.think)
         pause = self.player.paced + self.think * self.rng.uniform(0.5, 1.5)
         self.player.paced = 0.0
         return pause
@@ -338,6 +408,8 @@ class LocustPlayerBase(User):
     @task
     def play(self) -> None:
         assert self.player is not None
+        if not self.seated or time.time() >= self.proc.windows[self.phase]["until"]:
+            return  # the phase is over: wait_time waits for the next
         self.player.play(self.games[self.turn])
         self.turn = (self.turn + 1) % len(self.games)
 

@@ -160,9 +160,10 @@ def test_locust_players_play_and_the_figures_are_locusts(site, tmp_path):
         # Locust's own report holds the same rounds and their percentiles.
         with open(Path(run["reports"]) / "locust_stats.csv") as f:
             rows = {(r["Type"], r["Name"]): r for r in csv.DictReader(f)}
-        rounds = sum(int(rows[("ROUND", g)]["Request Count"]) for g in ("baccarat", "war"))
+        named = {g: ("ROUND", f"{g} [{transport}]") for g in ("baccarat", "war")}
+        rounds = sum(int(rows[named[g]]["Request Count"]) for g in ("baccarat", "war"))
         assert rounds == run["rounds"] > 0, transport
-        assert float(rows[("ROUND", "war")]["99%"]) == run["war"]["p99_ms"]
+        assert float(rows[named["war"]]["99%"]) == run["war"]["p99_ms"]
         assert run["requests"]["baccarat_bet"]["n"] == run["baccarat"]["n"]
 
 

@@ -91,7 +91,7 @@ def test_an_interpreter_without_locust_stops_each_bench_with_the_reason():
         assert done.stdout == ""  # nothing started, no figures
 
 
-@pytest.mark.parametrize("transport", ["http"])
+@pytest.mark.parametrize("transport", ["http", "socket"])
 def test_a_player_plays_both_games_over_each_transport(site, transport):
     url, _ = site
     who = seated_player(url, transport)
@@ -103,7 +103,7 @@ def test_a_player_plays_both_games_over_each_transport(site, transport):
     assert {"baccarat_bet", "war_deal"} <= set(who.report.requests)
 
 
-@pytest.mark.parametrize("transport", ["http"])
+@pytest.mark.parametrize("transport", ["http", "socket"])
 def test_a_refused_bet_reads_the_sites_reason_over_each_transport(site, transport):
     url, _ = site
     who = seated_player(url, transport)
@@ -139,7 +139,7 @@ def test_locust_players_play_and_the_figures_are_locusts(site, tmp_path):
         "--think",
         "1",
         "--transport",
-        "http",
+        "http,socket",
         "--report-dir",
         str(tmp_path),
         "--workers",
@@ -148,9 +148,8 @@ def test_locust_players_play_and_the_figures_are_locusts(site, tmp_path):
         "2",
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    last = json.loads(done.stdout.strip().splitlines()[-1])
-    runs = last.get("transports") or {last["transport"]: last}
-    assert set(runs) == {"http"}
+    runs = json.loads(done.stdout.strip().splitlines()[-1])["transports"]
+    assert list(runs) == ["http", "socket"]
     for transport, run in runs.items():
         assert run["players_ready"] == 3, run["error_samples"]
         assert run["players_started"] == run["players_reported"] == 5, run["error_samples"]

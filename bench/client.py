@@ -470,14 +470,22 @@ class Player:
         if self.transport == "http":
             path = f"/baccarat/{self.baccarat_table}/bet/"
             return self.post(path, "baccarat_bet", slip).text
-        assert self.bac_ws is not None
         empty = dict.fromkeys(BAC_AREAS, "")
-        self.bac_ws.send({"action": "bet", **empty, **slip, "squeeze_visit": ""})
-        try:
-            answer = self.bac_ws.answer(BAC_PLACED, BAC_SLIP_ERROR, t0 + self.timeout)
-        except PlayerError as exc:
-            self.report.request("baccarat_bet", time.perf_counter() - t0, exc)
-            raise
+        message = {"action": "bet", **empty, **slip, "squeeze_visit": ""}
+        for attempt in (1, 2):
+            assert self.bac_ws is not None
+            try:
+                self.bac_ws.send(message)
+                answer = self.bac_ws.answer(BAC_PLACED, BAC_SLIP_ERROR, t0 + self.timeout)
+                break
+            except PlayerError as exc:
+                if attempt == 2 or exc.kind not in ("socket send", "socket lost"):
+                    self.report.request("baccarat_bet", time.perf_counter() - t0, exc)
+                    raise
+            # The socket dropped: as the page does, send the same slip again
+            # on a new one (its key replays the round if it was placed).
+            self.report.count("BET sent again on a new socket")
+            self.reconnect_baccarat()
         self.report.request("baccarat_bet", time.perf_counter() - t0)
         return answer
 
@@ -486,18 +494,29 @@ class Player:
         kind = f"war_{action}"
         if self.transport == "http":
             return self.post(f"/war/{self.war_table}/{action}/", kind, data).text
-        if self.war_ws is None or self.war_ws.dropped:
-            raise PlayerError("socket lost", self.war_ws.dropped if self.war_ws else "no socket")
-        stale = self.war_ws.drain()  # pushes of earlier rounds: not this answer
-        if stale:
-            self.report.count("war frames before an action", len(stale))
         t0 = time.perf_counter()
-        self.war_ws.send({"action": action, **data})
-        try:
-            answer = self.war_ws.answer(WAR_ROUND, WAR_MESSAGE_TEXT, t0 + self.timeout)
-        except PlayerError as exc:
-            self.report.request(kind, time.perf_counter() - t0, exc)
-            raise
+        for attempt in (1, 2):
+            if self.war_ws is None or self.war_ws.dropped:
+                raise PlayerError(
+                    "socket lost", self.war_ws.dropped if self.war_ws else "no socket"
+                )
+            stale = self.war_ws.drain()  # pushes of earlier rounds: not this answer
+            if stale:
+                self.report.count("war frames before an action", len(stale))
+            try:
+                self.war_ws.send({"action": action, **data})
+                answer = self.war_ws.answer(WAR_ROUND, WAR_MESSAGE_TEXT, t0 + self.timeout)
+                break
+            except PlayerError as exc:
+                # DEAL's slip key replays a round already dealt; a decision
+                # is not sent twice.
+                again = action == "deal" and exc.kind in ("socket send", "socket lost")
+                if attempt == 2 or not again:
+                    self.report.request(kind, time.perf_counter() - t0, exc)
+                    raise
+            self.report.count("DEAL sent again on a new socket")
+            self.war_ws.close()
+            self.war_ws = self._reconnect(f"/ws/war/{self.war_table}/", "dropped at DEAL")
         self.report.request(kind, time.perf_counter() - t0)
         return answer
 

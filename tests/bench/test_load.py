@@ -207,3 +207,16 @@ def test_a_server_that_does_not_come_up_fails_the_run_with_the_reason():
     )
     assert done.returncode == 1
     assert f"the server at http://127.0.0.1:{port} did not answer" in done.stderr
+
+
+def test_a_socket_that_drops_before_bet_carries_the_next_bet_on_a_new_one(site):
+    url, _ = site
+    who = seated_player(url, "socket")
+    assert who.play("baccarat")
+    assert who.bac_ws is not None
+    who.bac_ws.ws.sock.close()  # the network drops the connection
+    assert who.play("baccarat")
+    who.close()
+    assert who.report.errors == []
+    assert who.report.counts["socket reconnects"] == 1
+    assert len(who.seen_rounds) == 2

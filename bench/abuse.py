@@ -81,7 +81,11 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import client, load
+from bench import needs
+
+needs.require("bench/abuse.py")
+
+from bench import client, load  # noqa: E402 - after the check above
 
 ROOT = load.ROOT
 PAGE = os.sysconf("SC_PAGE_SIZE")

@@ -37,7 +37,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import load
+from bench import needs
+
+needs.require("bench/chaos.py")
+
+from bench import load  # noqa: E402 - after the check above
 
 FAULTS = (
     (0.15, "restart redis"),

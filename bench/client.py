@@ -11,12 +11,20 @@ A player signs up through the real form from a loopback address of its own
 address holds), opens both table pages and both websockets from it (session
 cookie, ``Origin`` of the site), and plays:
 
-* Baccarat: POST BET with the slip whole, as the page's script sends it
-  (chips per area and a fresh ``slip_key``), and wait for the reveal's last
+* Baccarat: BET with the slip whole, as the page's script sends it (chips
+  per area and a fresh ``slip_key``), and wait for the reveal's last
   fragment (``#bac-result`` with a ``data-round``) on the socket. Latency:
   sending BET to receiving that fragment.
-* War: POST DEAL (``ante``, ``tie_bet``, ``slip_key``); on a tie POST the
-  decision at once. Latency: sending DEAL to the answer with the settled round.
+* War: DEAL (``ante``, ``tie_bet``, ``slip_key``); on a tie the decision at
+  once. Latency: sending DEAL to the answer with the settled round.
+
+``transport="socket"`` (the page with JavaScript on) sends BET, DEAL and the
+decision as JSON frames on the table's socket, ``{"action": "bet", ...}``
+with the fields the forms post, and reads the answers from frames: the
+Baccarat BET's ``#bac-placed`` (or the slip's error), War's ``update``
+fragment (or ``#war-message``'s refusal). ``transport="http"`` posts the
+forms as htmx does without a socket and reads the same fragments from the
+answers.
 
 A socket that drops is opened again, as the page's htmx ws extension does,
 and the reveal it was waiting for must still arrive (the consumer sends the
@@ -26,6 +34,7 @@ settled result of a round the socket did not finish showing).
 from __future__ import annotations
 
 import contextlib
+import json
 import queue
 import random
 import re
@@ -44,9 +53,13 @@ from requests.adapters import HTTPAdapter
 BAC_SLIP_FORM = re.compile(r'name="slip_key"[^>]*data-slip-key')
 BAC_RESULT = re.compile(r'id="bac-result"[^>]*data-round="(\d+)"')
 BAC_SLIP_ERROR = re.compile(r'data-testid="slip-error">([^<]*)<')
+BAC_PLACED = re.compile(r'id="bac-placed"[^>]*data-round="(\d+)"')
+BAC_AREAS = ("player", "banker", "tie", "player_pair", "banker_pair")
+TRANSPORTS = ("socket", "http")
 WAR_SLIP_KEY = re.compile(r'name="slip_key" id="war-slip" value="([0-9a-f]+)"')
 WAR_ROUND = re.compile(r'id="war-round"[^>]*data-status="(\w+)"[^>]*data-round-id="(\d+)"')
 WAR_MESSAGE = re.compile(r'id="war-message"[^>]*>([^<]*)<')
+WAR_MESSAGE_TEXT = re.compile(r'id="war-message"[^>]*>([^<]+)<')  # a refusal says why
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 WENT_WRONG = "Something went wrong"
 WAR_CARD_STEP = 0.35  # games.views.war.CARD_STEP: seconds between two dealt cards
@@ -141,6 +154,29 @@ class Socket:
             if opcode == websocket.ABNF.OPCODE_TEXT:
                 self.frames.put((now, data.decode("utf-8", "replace")))
 
+    def send(self, message: dict) -> None:
+        """One JSON text frame, as htmx's ws-send sends a form."""
+        try:
+            self.ws.send(json.dumps(message))
+        except Exception as exc:
+            raise PlayerError("socket send", f"{type(exc).__name__}: {exc}") from None
+
+    def answer(self, wanted: re.Pattern[str], refused: re.Pattern[str], deadline: float) -> str:
+        """The first frame holding ``wanted`` or ``refused`` (frames of other
+        kinds before it are skipped), by ``deadline`` (perf_counter)."""
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise PlayerError("timeout socket answer", f"no answer to {wanted.pattern[:30]}")
+            if self.dropped and self.frames.empty():
+                raise PlayerError("socket lost", self.dropped)
+            try:
+                _, text = self.frames.get(timeout=min(left, 0.5))
+            except queue.Empty:
+                continue
+            if wanted.search(text) or refused.search(text):
+                return text
+
     def drain(self) -> list[str]:
         """The frames that arrived and were not read yet."""
         out = []
@@ -205,7 +241,11 @@ class Player:
         pace: float = 0.6,
         baccarat_table: str = "baccarat-social",
         war_table: str = "casino-war",
+        transport: str = "socket",
     ) -> None:
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport {transport!r}: one of {', '.join(TRANSPORTS)}")
+        self.transport = transport
         self.base = base.rstrip("/")
         self.username = username
         self.report = report
@@ -267,8 +307,23 @@ class Player:
 
     # --- setup --------------------------------------------------------------
 
-    def sign_up(self) -> None:
+    def sign_up(self, attempts: int = 3) -> None:
+        """The sign-up form, tried again (as a person would, a few seconds
+        later) when the site answers 429: it refused before creating
+        anything. The time is the person's, from the first try."""
         t0 = time.perf_counter()
+        for attempt in range(attempts):
+            try:
+                self._sign_up()
+                break
+            except PlayerError as exc:
+                if exc.kind != "http 429 signup" or attempt + 1 == attempts:
+                    raise
+                self.report.count("sign-up tried again after 429")
+                time.sleep(self.rng.uniform(2, 5))
+        self.report.signup(time.perf_counter() - t0)
+
+    def _sign_up(self) -> None:
         page = self.get("/accounts/signup/", "signup_page")
         token = CSRF_INPUT.search(page.text)
         if token is None:
@@ -287,7 +342,6 @@ class Player:
         )
         if "sessionid" not in self.http.cookies:
             raise PlayerError("signup", f"not logged in after sign-up ({response.url})")
-        self.report.signup(time.perf_counter() - t0)
 
     def sit_down(self) -> None:
         """Open both table pages (slip keys) and both websockets."""
@@ -344,7 +398,6 @@ class Player:
     # --- rounds -------------------------------------------------------------
 
     def baccarat_round(self) -> None:
-        slug = self.baccarat_table
         if self.bac_ws is None or self.bac_ws.dropped:
             self.reconnect_baccarat()
         assert self.bac_ws is not None
@@ -363,14 +416,13 @@ class Player:
         if stale and not self.late_reveals(stale) and len(resent) < len(stale):
             self.report.error("stray frames", f"{len(stale)} frame(s) before BET: {stale[0][:80]}")
         t0 = time.perf_counter()
+        slip = {"slip_key": self.bac_key, **dict(wanted)}
         try:
-            response = self.post(
-                f"/baccarat/{slug}/bet/", "baccarat_bet", {"slip_key": self.bac_key, **dict(wanted)}
-            )
+            answer = self.bet_baccarat(slip, t0)
         except PlayerError:
             self.pending_reveals += 1  # the server may still deal this round
             raise
-        error = BAC_SLIP_ERROR.search(response.text)
+        error = BAC_SLIP_ERROR.search(answer)
         if error:
             kind = "went wrong" if WENT_WRONG in error.group(1) else "refused bet"
             raise PlayerError(kind, error.group(1))
@@ -413,6 +465,61 @@ class Player:
         self.report.round("baccarat", arrived - t0)
         self.report.request("reveal_first_after_answer", max(0.0, first - answered))
 
+    def bet_baccarat(self, slip: dict[str, str], t0: float) -> str:
+        """Send BET over this player's transport; the answer's HTML."""
+        if self.transport == "http":
+            path = f"/baccarat/{self.baccarat_table}/bet/"
+            return self.post(path, "baccarat_bet", slip).text
+        empty = dict.fromkeys(BAC_AREAS, "")
+        message = {"action": "bet", **empty, **slip, "squeeze_visit": ""}
+        for attempt in (1, 2):
+            assert self.bac_ws is not None
+            try:
+                self.bac_ws.send(message)
+                answer = self.bac_ws.answer(BAC_PLACED, BAC_SLIP_ERROR, t0 + self.timeout)
+                break
+            except PlayerError as exc:
+                if attempt == 2 or exc.kind not in ("socket send", "socket lost"):
+                    self.report.request("baccarat_bet", time.perf_counter() - t0, exc)
+                    raise
+            # The socket dropped: as the page does, send the same slip again
+            # on a new one (its key replays the round if it was placed).
+            self.report.count("BET sent again on a new socket")
+            self.reconnect_baccarat()
+        self.report.request("baccarat_bet", time.perf_counter() - t0)
+        return answer
+
+    def war_action(self, action: str, data: dict[str, str]) -> str:
+        """DEAL or a decision over this player's transport; the answer's HTML."""
+        kind = f"war_{action}"
+        if self.transport == "http":
+            return self.post(f"/war/{self.war_table}/{action}/", kind, data).text
+        t0 = time.perf_counter()
+        for attempt in (1, 2):
+            if self.war_ws is None or self.war_ws.dropped:
+                raise PlayerError(
+                    "socket lost", self.war_ws.dropped if self.war_ws else "no socket"
+                )
+            stale = self.war_ws.drain()  # pushes of earlier rounds: not this answer
+            if stale:
+                self.report.count("war frames before an action", len(stale))
+            try:
+                self.war_ws.send({"action": action, **data})
+                answer = self.war_ws.answer(WAR_ROUND, WAR_MESSAGE_TEXT, t0 + self.timeout)
+                break
+            except PlayerError as exc:
+                # DEAL's slip key replays a round already dealt; a decision
+                # is not sent twice.
+                again = action == "deal" and exc.kind in ("socket send", "socket lost")
+                if attempt == 2 or not again:
+                    self.report.request(kind, time.perf_counter() - t0, exc)
+                    raise
+            self.report.count("DEAL sent again on a new socket")
+            self.war_ws.close()
+            self.war_ws = self._reconnect(f"/ws/war/{self.war_table}/", "dropped at DEAL")
+        self.report.request(kind, time.perf_counter() - t0)
+        return answer
+
     def war_round(self) -> None:
         slug = self.war_table
         if self.war_ws is None or self.war_ws.dropped:
@@ -437,21 +544,15 @@ class Player:
             waiting = WAR_ROUND.search(page.text)
             if waiting and waiting.group(1) == "open":
                 # The reloaded table shows the tie's decision: take it.
-                self.post(
-                    f"/war/{slug}/decide/",
-                    "war_decide",
-                    {"round_id": waiting.group(2), "decision": "surrender"},
-                )
+                self.war_action("decide", {"round_id": waiting.group(2), "decision": "surrender"})
             self.war_dirty = False
         tie_bet = "1" if self.rng.random() < 0.3 else "0"
         t0 = time.perf_counter()
-        response = self.post(
-            f"/war/{slug}/deal/",
-            "war_deal",
-            {"slip_key": self.war_key, "ante": "10", "tie_bet": tie_bet},
+        answer = self.war_action(
+            "deal", {"slip_key": self.war_key, "ante": "10", "tie_bet": tie_bet}
         )
-        status, round_id = self._war_state(response)
-        found = WAR_SLIP_KEY.search(response.text)
+        status, round_id = self._war_state(answer)
+        found = WAR_SLIP_KEY.search(answer)
         if found is None:
             raise PlayerError("war deal", "no fresh slip key in the DEAL answer")
         self.war_key = found.group(1)
@@ -461,20 +562,18 @@ class Player:
             decision = self.rng.choice(["war", "surrender"])
             if decision == "war":
                 cards = 7  # three burnt and one more card each
-            response = self.post(
-                f"/war/{slug}/decide/", "war_decide", {"round_id": round_id, "decision": decision}
-            )
-            status, _ = self._war_state(response)
+            answer = self.war_action("decide", {"round_id": round_id, "decision": decision})
+            status, _ = self._war_state(answer)
         if status != "settled":
             raise PlayerError("war state", f"round {round_id} is {status!r} after the decision")
         self.report.round("war", time.perf_counter() - t0)
         self.paced = (cards - 1) * WAR_CARD_STEP if self.pace else 0.0
 
-    def _war_state(self, response: requests.Response) -> tuple[str, str]:
-        found = WAR_ROUND.search(response.text)
+    def _war_state(self, answer: str) -> tuple[str, str]:
+        found = WAR_ROUND.search(answer)
         if found is None:
-            message = WAR_MESSAGE.search(response.text)
-            text = message.group(1).strip() if message else response.text[:200]
+            message = WAR_MESSAGE.search(answer)
+            text = message.group(1).strip() if message else answer[:200]
             raise PlayerError("went wrong" if WENT_WRONG in text else "refused war", text)
         return found.group(1), found.group(2)
 

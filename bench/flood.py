@@ -37,7 +37,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import client, load
+from bench import needs
+
+needs.require("bench/flood.py")
+
+from bench import client, load  # noqa: E402 - after the check above
 
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 FLOOD_GROUP = 200  # the flooders' addresses: 127.200.0.x (bench.client.client_address)

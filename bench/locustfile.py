@@ -1,6 +1,6 @@
 """Locust players of the casino: sign up, sit at both tables, play.
 
-Run by ``bench/load.py`` (which starts the site, reads the results and checks
+Run by ``bench/load.py`` (which starts the site, measures its CPU and checks
 the ledger), or by hand against a running site::
 
     .venv/bin/locust -f bench/locustfile.py --headless -u 50 -r 5 -t 60s \\
@@ -12,23 +12,30 @@ waits out the reveal's pacing (``--pace`` seconds a step, 0.6) and thinks
 one round every 3-13 s. ``FastPlayer`` is a player on fast play who keeps
 pressing REBET: no pacing, 3 s of thought. Each player alternates Baccarat
 and War (``--games`` narrows it) through ``bench/client.py``: the real
-sign-up form, the slip sent whole with BET, the reveal over the websocket,
-each player from a loopback address of its own (127.<worker>.x.y: the site
-throttles credential posts per address). Rounds are reported to Locust as
-requests of type ROUND (``baccarat``, ``war``), sign-ups as SIGNUP.
+sign-up form, the slip sent whole with BET over ``--transport`` (``socket``,
+the table's websocket, or ``http``, the forms' posts), the reveal over the
+websocket, each player from a loopback address of its own (127.<worker>.x.y:
+the site throttles credential posts per address). Locust's statistics hold
+rounds as requests of type ROUND (``baccarat``, ``war``; bet to result),
+sign-ups as SIGNUP (``sign-up``, and ``sign-up while playing`` for the
+players ``--late-players`` adds once the play began), each step as HTTP or
+WS, and every error as a failure of type ERROR.
 
-With ``--run-dir`` (bench/load.py) every player, once seated, waits for the
-file ``go`` there, plays until the time it names, and each Locust process
-writes what its players saw (rounds with their times, errors, the round ids
-every reveal showed) to ``players-<pid>.json`` once they have all left.
+With ``--play-seconds S`` (bench/load.py) the run has a window: every player
+waits, seated, until all are (Locust's users, ramped up at its spawn rate),
+then they play S seconds; Locust's own stop (``--stop-timeout``) lets each
+finish its round. The master (or the only process) counts the seated players
+from Locust messages, sends ``go`` to its workers, and prints on its
+standard output one line ``casino-load <event> <json>`` as the play begins
+(``go``), once every player stopped (``stopped``), and the result
+(``result``: Locust's percentiles of the rounds, the players' round ids for
+the reveal check), then quits.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import random
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -36,13 +43,15 @@ from pathlib import Path
 import gevent
 import gevent.event
 from locust import User, events, task
-from locust.exception import StopUser
-from locust.runners import WorkerRunner
+from locust.runners import MasterRunner, WorkerRunner
+from locust.stats import StatsEntry
 
 # Locust puts this file's folder on the path; the client lives in the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.client import Player, PlayerError, Report, client_address
+from bench.client import TRANSPORTS, Player, PlayerError, Report, client_address
+
+EVENT = "casino-load"
 
 
 @events.init_command_line_parser.add_listener
@@ -50,150 +59,248 @@ def _options(parser) -> None:
     parser.add_argument("--think", type=float, default=-1.0, help="mean seconds between rounds")
     parser.add_argument("--pace", type=float, default=-1.0, help="seconds per reveal step")
     parser.add_argument("--games", default="baccarat,war", help="games each player plays")
+    parser.add_argument(
+        "--transport",
+        default="socket",
+        help="socket, http, or phases one after the other: http,socket",
+    )
     parser.add_argument("--round-timeout", type=float, default=15.0)
     parser.add_argument("--baccarat-table", default="baccarat-social")
     parser.add_argument("--war-table", default="casino-war")
     parser.add_argument("--run-id", default="", help="usernames load-<run-id>-...")
-    parser.add_argument("--run-dir", default="", help="bench/load.py's folder for this run")
+    parser.add_argument(
+        "--play-seconds",
+        type=float,
+        default=0.0,
+        help="seated players play this long (0: no window)",
+    )
+    parser.add_argument(
+        "--seat-seconds", type=float, default=300.0, help="at most this long to seat everyone"
+    )
+    parser.add_argument(
+        "--late-players", type=int, default=0, help="players signing up once the play began"
+    )
 
 
 class LocustReport(Report):
-    """Keeps what bench/load.py reads and fires Locust's request events."""
+    """Fires Locust's request events (a failure for each error); keeps the
+    rest of what a player saw."""
 
-    def __init__(self, environment) -> None:
+    def __init__(self, environment, process: Process) -> None:
         super().__init__()
         self.fire = environment.events.request.fire
+        self.process = process
+        self.transport = ""  # the phase's, once the player plays
 
-    def request(self, kind: str, seconds: float, error: Exception | None = None) -> None:
-        super().request(kind, seconds, error)
+    def _fire(self, kind: str, name: str, seconds: float, error: Exception | None) -> None:
         self.fire(
-            request_type="HTTP" if kind != "reveal_first_after_answer" else "WS",
-            name=kind,
+            request_type=kind,
+            name=f"{name} [{self.transport}]" if self.transport else name,
             response_time=seconds * 1000,
             response_length=0,
             exception=error,
             context={},
         )
 
+    def request(self, kind: str, seconds: float, error: Exception | None = None) -> None:
+        self._fire("WS" if kind == "reveal_first_after_answer" else "HTTP", kind, seconds, error)
+
     def round(self, game: str, seconds: float) -> None:
         super().round(game, seconds)
-        self.fire(
-            request_type="ROUND",
-            name=game,
-            response_time=seconds * 1000,
-            response_length=0,
-            exception=None,
-            context={},
-        )
+        self._fire("ROUND", game, seconds, None)
 
     def error(self, kind: str, detail: str = "") -> None:
         super().error(kind, detail)
-        self.fire(
-            request_type="ERROR",
-            name=kind,
-            response_time=0,
-            response_length=0,
-            exception=PlayerError(kind, detail[:120]),
-            context={},
-        )
+        self._fire("ERROR", kind, 0, PlayerError(kind, detail[:120]))
 
     def signup(self, seconds: float) -> None:
-        super().signup(seconds)
-        self.fire(
-            request_type="SIGNUP",
-            name="sign-up",
-            response_time=seconds * 1000,
-            response_length=0,
-            exception=None,
-            context={},
-        )
+        late = self.process.phase_go[0].is_set()
+        self._fire("SIGNUP", "sign-up while playing" if late else "sign-up", seconds, None)
 
 
 class Process:
-    """This Locust process's share of a run: its players' numbers, the ``go``
-    file and, once every player left, the players file."""
+    """This Locust process's part of a run with a window: the phases (one a
+    transport) and their ``go`` events, its players; on the master (or the
+    only process) the conductor."""
 
     def __init__(self, environment) -> None:
+        self.environment = environment
         options = environment.parsed_options
         runner = environment.runner
-        self.group = runner.worker_index if isinstance(runner, WorkerRunner) else 0
-        self.run_id = options.run_id or secrets.token_hex(3)
-        self.dir = Path(options.run_dir) if options.run_dir else None
+        self.worker = isinstance(runner, WorkerRunner)
+        self.group = runner.worker_index if self.worker else 0
+        self.run_id = options.run_id or f"{random.randrange(16**6):06x}"
+        self.seconds = options.play_seconds
+        self.transports = [t.strip() for t in options.transport.split(",") if t.strip()]
+        if not self.transports or set(self.transports) - set(TRANSPORTS):
+            raise SystemExit(f"--transport {options.transport!r}: {', '.join(TRANSPORTS)}")
         self.count = 0
-        self.players: list[LocustPlayerBase] = []
-        self.left = 0
-        self.play_at = 0.0
-        self.until = float("inf")
-        self.timeout = options.round_timeout
-        self.started = gevent.event.Event()
-        if self.dir is None:
-            self.started.set()
-        else:
-            gevent.spawn(self._run)
+        self.windows: list[dict] = [{} for _ in self.transports]
+        self.phase_go = [gevent.event.Event() for _ in self.transports]
+        self.finished = gevent.event.Event()  # never set: the last phase's idle players
+        if not self.seconds:  # no window: one phase, played until Locust stops
+            self.transports = self.transports[:1]
+            self.windows = [{"phase": 0, "transport": self.transports[0], "until": float("inf")}]
+            self.phase_go[0].set()
+        # The conductor's counts (master or the only process).
+        self.seated = self.failed = 0
+        self.idle = [0 for _ in self.transports]
+        self.reports: list[dict] = []
+        if isinstance(runner, MasterRunner):
+            runner.register_message("seated", lambda msg, **_: self.on_seated(msg.data))
+            runner.register_message("idle", lambda msg, **_: self.on_idle(msg.data))
+            runner.register_message("player", lambda msg, **_: self.reports.append(msg.data))
+        elif self.worker:
+            runner.register_message("go", lambda msg, **_: self.on_go(msg.data))
 
-    def _run(self) -> None:
-        """Wait for ``go``; after the play, for every player to leave (each
-        finishes its round and waits for late reveals); then write."""
-        assert self.dir is not None
-        go = self.dir / "go"
-        while not go.exists():
-            gevent.sleep(0.2)
-        times = json.loads(go.read_text())
-        self.play_at, self.until = times["play_at"], times["until"]
-        self.started.set()
-        gevent.sleep(max(0.0, self.until - time.time()))
-        give_up = time.time() + 4 * self.timeout + 10
-        while self.left < len(self.players) and time.time() < give_up:
-            gevent.sleep(0.2)
-        self.write()
+    # --- a player's side ------------------------------------------------------
 
-    def seat(self, player: LocustPlayerBase) -> int:
+    def next_number(self) -> int:
         self.count += 1
-        self.players.append(player)
         return self.count - 1
 
-    def seated(self) -> None:
-        """Tell bench/load.py how many players sat down and how many could not."""
-        if self.dir is not None:
-            seated = sum(1 for p in self.players if p.seated)
-            failed = sum(1 for p in self.players if p.failed)
-            (self.dir / f"seated-{os.getpid()}").write_text(f"{seated} {failed}")
+    def tell(self, kind: str, data: dict) -> None:
+        """To the conductor: over Locust's messages from a worker, directly here."""
+        if self.worker:
+            self.environment.runner.send_message(kind, data)
+        elif kind == "seated":
+            self.on_seated(data)
+        elif kind == "idle":
+            self.on_idle(data)
+        else:
+            self.reports.append(data)
 
-    def leave(self) -> None:
-        self.left += 1
+    def on_go(self, data: dict) -> None:
+        self.windows[data["phase"]] = data
+        self.phase_go[data["phase"]].set()
 
-    def write(self) -> None:
-        assert self.dir is not None
-        out = {
-            "players": [
-                {
-                    "username": p.player.username if p.player else "",
-                    "seated": p.seated,
-                    "seen_rounds": sorted(p.player.seen_rounds) if p.player else [],
-                    "last_round_at": max((r[0] for r in p.report.rounds), default=0.0),
-                    "error_times": [e[0] for e in p.report.errors],
-                }
-                for p in self.players
-            ],
+    # --- the conductor ----------------------------------------------------------
+
+    def on_seated(self, data: dict) -> None:
+        if data["ok"]:
+            self.seated += 1
+        else:
+            self.failed += 1
+
+    def on_idle(self, data: dict) -> None:
+        self.idle[data["phase"]] += 1
+
+    def conduct(self) -> None:
+        """Seat everyone, play each phase's window (the players finish their
+        rounds between phases), stop Locust's users, report, quit."""
+        options = self.environment.parsed_options
+        runner = self.environment.runner
+        players = options.num_users
+        give_up = time.time() + options.seat_seconds
+        while self.seated + self.failed < players and time.time() < give_up:
+            gevent.sleep(0.1)
+        last = len(self.transports) - 1
+        for phase, transport in enumerate(self.transports):
+            play_at = time.time()
+            window = {
+                "phase": phase,
+                "transport": transport,
+                "play_at": play_at,
+                "until": play_at + self.seconds,
+            }
+            self.emit("go", {**window, "seated": self.seated, "failed": self.failed})
+            if isinstance(runner, MasterRunner):
+                runner.send_message("go", window)
+            self.on_go(window)
+            if phase == 0 and options.late_players:
+                # Locust's own ramp-up, mid-run: more users at the spawn rate.
+                runner.start(players + options.late_players, options.spawn_rate)
+            gevent.sleep(max(0.0, window["until"] - time.time()))
+            if phase == last:
+                runner.stop()  # each user finishes its round (--stop-timeout)
+            else:
+                # Every seated player finishes its round before the next phase.
+                wait = time.time() + 4 * options.round_timeout + 30
+                while self.idle[phase] < self.seated and time.time() < wait:
+                    gevent.sleep(0.1)
+            self.emit("stopped", {"phase": phase, "at": time.time()})
+        started = self.seated + self.failed
+        wait = time.time() + 30
+        while len(self.reports) < started and time.time() < wait:
+            gevent.sleep(0.2)
+        if isinstance(runner, MasterRunner):
+            gevent.sleep(4)  # the workers' last statistics (sent every 3 s)
+        self.emit("result", self.result())
+        runner.quit()
+
+    def emit(self, kind: str, data: dict) -> None:
+        print(f"{EVENT} {kind} {json.dumps(data)}", flush=True)
+
+    def result(self) -> dict:
+        """Locust's statistics of the run, per transport, and what only the
+        players know."""
+        stats = self.environment.stats
+
+        def owner(full: str) -> tuple[str, str]:
+            """(transport, name) of a statistics name; what came before the
+            play (sign-up, the pages, their errors) goes with the first."""
+            for transport in self.transports:
+                if full.endswith(f" [{transport}]"):
+                    return transport, full[: -len(transport) - 3]
+            return self.transports[0], full
+
+        phases = {}
+        for phase, transport in enumerate(self.transports):
+            rounds = StatsEntry(stats, "rounds", "ROUND")
+            games = {}
+            for game in ("baccarat", "war"):
+                entry = stats.entries.get((f"{game} [{transport}]", "ROUND"))
+                entry = entry or StatsEntry(stats, game, "ROUND")
+                rounds.extend(entry)
+                games[game] = summary(entry)
+            errors: dict[str, int] = {}
+            samples = []
+            for error in stats.errors.values():
+                whose, name = owner(error.name)
+                if error.method != "ERROR" or whose != transport:
+                    continue
+                errors[name] = errors.get(name, 0) + error.occurrences
+                if len(samples) < 40:
+                    samples.append(f"{name} x{error.occurrences}: {error.error}"[:300])
+            requests = {}
+            for (full, kind), entry in sorted(stats.entries.items()):
+                whose, name = owner(full)
+                if kind in ("HTTP", "WS") and whose == transport:
+                    requests[name] = summary(entry)
+            phases[transport] = {
+                "window": self.windows[phase],
+                "rounds": summary(rounds),
+                "games": games,
+                "requests": requests,
+                "errors": errors,
+                "error_samples": samples,
+            }
+        counts: dict[str, int] = {}
+        for report in self.reports:
+            for what, n in report.pop("counts").items():
+                counts[what] = counts.get(what, 0) + n
+        return {
+            "seated": self.seated,
+            "failed": self.failed,
+            "phases": phases,
+            "signups": {
+                name: summary(entry)
+                for (name, kind), entry in stats.entries.items()
+                if kind == "SIGNUP"
+            },
+            "counts": counts,
+            "players": self.reports,
         }
-        merged = Report()
-        for p in self.players:
-            merged.rounds += p.report.rounds
-            merged.errors += p.report.errors
-            merged.signups += p.report.signups
-            merged.counts.update(p.report.counts)
-            for kind, values in p.report.requests.items():
-                merged.requests.setdefault(kind, []).extend(values)
-        out.update(
-            rounds=merged.rounds,
-            errors=merged.errors,
-            signups=merged.signups,
-            counts=dict(merged.counts),
-            requests=merged.requests,
-        )
-        path = self.dir / f"players-{os.getpid()}.json"
-        path.with_suffix(".tmp").write_text(json.dumps(out))
-        path.with_suffix(".tmp").rename(path)
+
+
+def summary(entry: StatsEntry) -> dict:
+    """Count and Locust's percentiles (ms) of one statistics entry."""
+    n = entry.num_requests
+    out: dict = {"n": n}
+    for name, share in (("p50_ms", 0.5), ("p90_ms", 0.9), ("p99_ms", 0.99)):
+        out[name] = entry.get_response_time_percentile(share) if n else None
+    out["max_ms"] = round(entry.max_response_time, 1) if n else None
+    return out
 
 
 _process: Process | None = None
@@ -206,6 +313,20 @@ def process(environment) -> Process:
     return _process
 
 
+@events.init.add_listener
+def _init(environment, **_) -> None:
+    if environment.parsed_options is not None:
+        process(environment)
+
+
+@events.test_start.add_listener
+def _start(environment, **_) -> None:
+    proc = process(environment)
+    if proc.seconds and not proc.worker and not getattr(proc, "conducting", False):
+        proc.conducting = True
+        gevent.spawn(proc.conduct)
+
+
 class LocustPlayerBase(User):
     """One player (see the module docstring); subclasses set the pacing."""
 
@@ -216,10 +337,12 @@ class LocustPlayerBase(User):
     def on_start(self) -> None:
         options = self.environment.parsed_options
         self.proc = process(self.environment)
-        self.seated = self.failed = False
+        self.left = False
+        self.seated = False
+        self.phase = 0
         self.player: Player | None = None
-        self.report = LocustReport(self.environment)
-        n = self.proc.seat(self)
+        self.report = LocustReport(self.environment, self.proc)
+        n = self.proc.next_number()
         if options.think >= 0:
             self.think = options.think
         if options.pace >= 0:
@@ -236,48 +359,79 @@ class LocustPlayerBase(User):
             pace=self.pace,
             baccarat_table=options.baccarat_table,
             war_table=options.war_table,
+            transport=self.proc.transports[0],
         )
         try:
             self.player.sign_up()
             self.player.sit_down()
         except PlayerError as exc:
             self.report.error(f"setup {exc.kind}", exc.detail)
-            self.failed = True
-            self.proc.seated()
-            self._leave()
-            raise StopUser from None
+            self.proc.tell("seated", {"ok": False})
+            # Stays, idle (wait_time), until Locust stops it: a user that
+            # stopped itself would be started again to keep the count.
+            return
         self.seated = True
-        self.proc.seated()
-        self.proc.started.wait()
+        self.proc.tell("seated", {"ok": True})
+        self.proc.phase_go[0].wait()
+        self.join_phase()
         self.turn = n % len(self.games)  # half the players start at each table
         # People do not all press BET at once: each starts within one think time.
         gevent.sleep(self.rng.uniform(0, self.think))
 
-    def wait_time(self) -> float:
+    def join_phase(self) -> None:
+        """Play the latest phase that began, over its transport."""
+        while (
+            self.phase + 1 < len(self.proc.windows) and self.proc.phase_go[self.phase + 1].is_set()
+        ):
+            self.phase += 1
         assert self.player is not None
+        self.player.transport = self.report.transport = self.proc.windows[self.phase]["transport"]
+
+    def wait_time(self) -> float:
+        # Locust calls this while the user waits (a stop ends the wait at
+        # once): between two phases the player waits here for the next.
+        assert self.player is not None
+        if not self.seated:
+            self.proc.finished.wait()
+        if time.time() >= self.proc.windows[self.phase]["until"]:
+            self.proc.tell("idle", {"phase": self.phase})
+            if self.phase + 1 == len(self.proc.windows):
+                self.proc.finished.wait()  # the run is over: until Locust stops it
+            self.proc.phase_go[self.phase + 1].wait()
+            self.join_phase()
+            self.player.paced = 0.0
+            return self.rng.uniform(0, self.think)
         pause = self.player.paced + self.think * self.rng.uniform(0.5, 1.5)
         self.player.paced = 0.0
-        return max(0.0, min(pause, self.proc.until - time.time()))
+        return pause
 
     @task
     def play(self) -> None:
         assert self.player is not None
-        if time.time() >= self.proc.until:
-            self._leave()
-            raise StopUser
+        if not self.seated or time.time() >= self.proc.windows[self.phase]["until"]:
+            return  # the phase is over: wait_time waits for the next
         self.player.play(self.games[self.turn])
         self.turn = (self.turn + 1) % len(self.games)
 
     def on_stop(self) -> None:
-        self._leave()
-
-    def _leave(self) -> None:
-        if getattr(self, "left", False):
+        if self.left:
             return
         self.left = True
-        if self.player is not None:
-            self.player.close()
-        self.proc.leave()
+        player = self.player
+        if player is not None:
+            player.close()  # waits for reveals still on their way
+        report = self.report
+        self.proc.tell(
+            "player",
+            {
+                "username": player.username if player else "",
+                "seated": self.seated,
+                "seen_rounds": sorted(player.seen_rounds) if player else [],
+                "last_round_at": max((r[0] for r in report.rounds), default=0.0),
+                "error_times": [e[0] for e in report.errors],
+                "counts": dict(report.counts),
+            },
+        )
 
 
 class PacedPlayer(LocustPlayerBase):

@@ -63,7 +63,8 @@ import websocket
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import client
-from bench.load import percentile, production_env
+from bench.metrics import percentile
+from bench.stack import production_env
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable

@@ -195,11 +195,14 @@ SUPERVISOR
   local burst=$(( CREDENTIAL_POSTS / 2 > 0 ? CREDENTIAL_POSTS / 2 : 1 ))
   local ws_cap=""  # CASINO_SOCKETS_PER_ADDRESS=0: no cap
   [ "$SOCKETS_PER_ADDRESS" = 0 ] || ws_cap="      limit_conn sockets $SOCKETS_PER_ADDRESS;"$'\n'
+  # A player holds about five connections here (its page's keep-alive and
+  # two websockets, each proxied upstream): 4096 reset players' connections
+  # from about 800 players on ("worker_connections are not enough").
   cat > "$DIR/nginx.conf" <<NGINX
 worker_processes 1;
 pid $DIR/nginx.pid;
 error_log $DIR/nginx-error.log warn;
-events { worker_connections 4096; }
+events { worker_connections 16384; }
 http {
   access_log off;
   # No version in the Server header nor on nginx's own error pages.

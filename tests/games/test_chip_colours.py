@@ -54,14 +54,17 @@ def test_the_rack_draws_each_chip_in_its_colour():
     assert [v.label for v in chip_views(war["chips"])] == ["1", "5", "25", "100", "500", "1K", "5K"]
 
 
-def test_every_colour_is_one_the_stylesheets_draw():
+def test_every_colour_is_one_the_stylesheet_draws_once_for_both_games():
+    """css/casino.css holds the one chip (every page loads it); the tables'
+    sheets only size it and never paint a colour of their own."""
     casino = (ROOT / "static/css/casino.css").read_text()
     assert set(CHIP_COLOUR_OF.values()) == set(range(CHIP_COLOURS))
     for colour in range(CHIP_COLOURS):
         assert f"--chip-c{colour}:" in casino, colour
+        assert f".chip-c{colour} {{ --c: var(--chip-c{colour});" in casino, colour
         for game in ("baccarat", "war"):
             sheet = (ROOT / f"static/css/{game}.css").read_text()
-            assert f".chip-c{colour} {{" in sheet, (game, colour)
+            assert f".chip-c{colour} {{" not in sheet, (game, colour)
 
 
 def test_the_browsers_palette_is_the_servers():

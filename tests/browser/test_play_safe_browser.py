@@ -113,6 +113,7 @@ def test_the_reality_check_pauses_the_table_until_answered(page, live_url, signe
     Profile.objects.filter(user__username=signed_up).update(
         reality_check_minutes=15, reality_due_at=timezone.now() - dt.timedelta(minutes=1)
     )
+    next_shoe(signed_up, war_lose_seed(), 6)  # a round that settles at once (no tie to decide)
     page.goto(f"{live_url}{WAR}")
     dialog = page.get_by_test_id("reality-check")
     expect(dialog).to_be_visible()

@@ -38,7 +38,7 @@ from django.utils import translation
 from games.amounts import slip_stakes
 from games.baccarat.rules import AREAS
 from games.consumers.language import scope_language
-from games.consumers.limits import MessageBudget, read_message
+from games.consumers.limits import MessageBudget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
@@ -226,20 +226,18 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         with translation.override(self.language):
             try:
                 table = baccarat_table(self.slug)
-                visit = message.get("squeeze_visit")
+                visit = text_field(message, "squeeze_visit")
                 wish = squeeze_service.wish(
                     session=session,
                     cookies=self.scope.get("cookies") or {},
                     table=table,
-                    visit=visit if isinstance(visit, str) else None,
+                    visit=visit,
                 )
                 placed = service.play(
                     user=self.user,
                     table=table,
                     bets=slip_stakes(message, AREAS),
-                    slip_key=slip_key
-                    if isinstance(slip_key := message.get("slip_key"), str)
-                    else "",
+                    slip_key=text_field(message, "slip_key"),
                     squeeze=wish,
                     notify_sockets=others_open(self.user.pk, self.slug),
                 )
@@ -249,18 +247,12 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 # Everything after the debit ran in one transaction, now rolled back.
                 logger.exception("BET failed at table %s", self.slug)
                 return BetAnswer(presenter.refused_answer(str(presenter.FAILED)))
-            toggle = presenter.squeeze_toggle(
-                threshold=table.squeeze_threshold,
-                on=wish.on,
-                by_promo=wish.promo,
-                visit=visit if isinstance(visit, str) else "",
-            )
             rnd = placed.round
             limits = service.bet_limits(
                 user=self.user, version=rnd.version, profile=placed.profile, chips=table.chips
             )
             html = presenter.placed_answer(
-                table=table, placed=placed, squeeze=toggle, limits=limits
+                table=table, placed=placed, wish=wish, visit=visit, limits=limits
             )
             if placed.replayed:
                 return BetAnswer(html, rnd.pk)

@@ -38,6 +38,13 @@ def read_message(text_data: str | None) -> dict[str, Any] | None:
     return message if isinstance(message, dict) else None
 
 
+def text_field(message: dict[str, Any], name: str) -> str:
+    """A field the page sends as text; anything else (a number, a list, an
+    object) is as good as missing."""
+    value = message.get(name)
+    return value if isinstance(value, str) else ""
+
+
 @dataclass
 class MessageBudget:
     rate: float  # messages a second, on average

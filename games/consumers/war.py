@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 
 from games.amounts import bet_amount
 from games.consumers.language import scope_language
-from games.consumers.limits import MessageBudget, read_message
+from games.consumers.limits import MessageBudget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
@@ -73,11 +73,6 @@ class Answer:
     html: str = ""
     timed_out: bool = False  # the decision came after its deadline
     session_over: bool = False
-
-
-def _text(raw: Any) -> str:
-    """A field the page sends as text; anything else is as good as missing."""
-    return raw if isinstance(raw, str) else ""
 
 
 def _round_id(raw: Any) -> int | None:
@@ -150,7 +145,7 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                         table=table,
                         ante=bet_amount(message.get("ante")),
                         tie_bet=bet_amount(message.get("tie_bet")),
-                        slip_key=_text(message.get("slip_key")),
+                        slip_key=text_field(message, "slip_key"),
                     )
                     rnd, balance, profile, fresh_from = (
                         placed.round,
@@ -165,7 +160,7 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     rnd = war_service.decide(
                         user=self.user,
                         round_id=round_id,
-                        decision=_text(message.get("decision")),
+                        decision=text_field(message, "decision"),
                     )
                     account = account_for(self.user)
                     balance, profile, fresh_from = account.balance, account.profile, 2

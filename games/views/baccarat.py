@@ -67,7 +67,7 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     # off the roads and the balance, and the socket shows the rest.
     revealing = last if reveal_selectors.unfinished_reveal(last) else None
     # Until that reveal's result, the page knows only the balance after its stakes.
-    balance = revealing.balance_before - revealing.total_bet if revealing else account.balance
+    balance = presenter.balance_after_stakes(revealing) if revealing else account.balance
     visit = squeeze_service.new_visit()  # a clip watched on an earlier render no longer counts
     state = squeeze_service.load(session=request.session, table=table)
     context = presenter.table_context(
@@ -138,10 +138,8 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
         return _refused(request, table, str(presenter.FAILED))
     if not request.htmx:
         return redirect(table.get_absolute_url())
-    toggle = presenter.squeeze_toggle(
-        threshold=table.squeeze_threshold, on=wish.on, by_promo=wish.promo, visit=visit or ""
-    )
-    return HttpResponse(presenter.placed_answer(table=table, placed=placed, squeeze=toggle))
+    answer = presenter.placed_answer(table=table, placed=placed, wish=wish, visit=visit or "")
+    return HttpResponse(answer)
 
 
 @login_required

@@ -10,10 +10,11 @@ from django.utils.translation import gettext_lazy
 from games.errors import GameError
 from games.models import Round, Table
 from games.presenters.baccarat.board import Rebet, fragment, slip_limits_json
-from games.presenters.baccarat.contexts import placed_context
-from games.presenters.baccarat.squeeze import SqueezeToggle
+from games.presenters.baccarat.contexts import balance_after_stakes, placed_context
+from games.presenters.baccarat.squeeze import squeeze_toggle
 from games.presenters.refusals import play_safe_refusal
 from games.services import baccarat as service
+from games.services.baccarat import SqueezeWish
 from games.services.rounds import Placed
 
 __all__ = ["FAILED", "after_round", "placed_answer", "rebet_for", "refused_answer"]
@@ -39,7 +40,8 @@ def placed_answer(
     *,
     table: Table,
     placed: Placed,
-    squeeze: SqueezeToggle,
+    wish: SqueezeWish,
+    visit: str,
     limits: service.BetLimits | None = None,
 ) -> str:
     """The slip is spent: the round's id, the next seed's hash, the limits
@@ -51,7 +53,7 @@ def placed_answer(
     balance after the round).
     """
     rnd = placed.round
-    after_stakes = rnd.balance_before - rnd.total_bet
+    after_stakes = balance_after_stakes(rnd)
     if limits is None:
         limits = service.bet_limits(
             user=rnd.player, version=rnd.version, profile=placed.profile, chips=table.chips
@@ -62,7 +64,9 @@ def placed_answer(
         balance=after_stakes,
         profile=placed.profile,
         rebet=rebet_for(limits, after_stakes, rnd.bets),
-        squeeze=squeeze,
+        squeeze=squeeze_toggle(
+            threshold=table.squeeze_threshold, on=wish.on, by_promo=wish.promo, visit=visit
+        ),
         round_id=rnd.pk,
     )
     return fragment("placed", context)

@@ -187,10 +187,15 @@ def deal_table(area_names: tuple[str, ...]) -> DealTable:
 deal_table_html = fragment_memo(TEMPLATE, "deal_table", "deal", maxsize=64, view=deal_table)
 
 
+def balance_after_stakes(rnd: Round) -> int:
+    """The balance as a round's reveal starts: its stakes taken, nothing paid."""
+    return rnd.balance_before - rnd.total_bet
+
+
 def deal_context(rnd: Round) -> dict[str, Any]:
     """The reveal's first step: cards face down, stakes taken, nothing paid yet
     (and last round's results taken off the bet areas)."""
-    after_stakes = rnd.balance_before - rnd.total_bet
+    after_stakes = balance_after_stakes(rnd)
     area_names = tuple(area for area in AREAS if area in rnd.version.pays)
     return {
         "deal_table": deal_table_html([area_names]),
@@ -205,7 +210,7 @@ def revealing_context(rnd: Round) -> dict[str, Any]:
     """The table screen while ``rnd``'s reveal is still to be shown (the
     page was reloaded mid reveal): the felt and the balance as the reveal
     starts, so the socket's steps can show the rest."""
-    after_stakes = rnd.balance_before - rnd.total_bet
+    after_stakes = balance_after_stakes(rnd)
     return {
         "board": board_view(rnd, shown=0),
         "balance": after_stakes,

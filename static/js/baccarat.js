@@ -5,6 +5,7 @@
    fragments the htmx ws extension swaps by id); without it BET posts the
    slip and the reveal comes over the socket once it is back. */
 import { sound } from "./sound.js";
+import { tableSocket } from "./table_socket.js";
 import { celebrate } from "./win.js";
 
 
@@ -106,15 +107,8 @@ import { celebrate } from "./win.js";
   });
 
   // The socket's state on <body data-ws>: "open" once the table can show a reveal.
-  var socket = null; // the ws extension's socket, while it is open
-  document.addEventListener("htmx:wsOpen", function (evt) {
-    socket = evt.detail && evt.detail.socketWrapper;
-    document.body.dataset.ws = "open";
-  });
+  var socket = tableSocket(document, document.body);
   document.addEventListener("htmx:wsClose", function (evt) {
-    socket = null;
-    releaseBet();
-    document.body.dataset.ws = "closed";
     // 4001: the session ended (logged out elsewhere, expired, deactivated): sign in again.
     var code = evt.detail && evt.detail.event && evt.detail.event.code;
     if (code === 4001) window.location.assign("/accounts/login/?next=" + encodeURIComponent(window.location.pathname));
@@ -128,31 +122,12 @@ import { celebrate } from "./win.js";
   document.addEventListener("htmx:afterSettle", applyPrefs);
 
   // BET over the socket: the slip's fields as one message (what the HTTP
-  // BET would post), the button held until the answer (BET's "placed" or a
-  // refusal under the slip) or the socket closes. The slip key makes a BET
-  // sent twice one round.
-  var betButton = null;
-  var betTimer = null;
-  function releaseBet() {
-    if (betButton) betButton.disabled = false;
-    betButton = null;
-    if (betTimer) window.clearTimeout(betTimer);
-    betTimer = null;
-  }
-  function betOverSocket(button) {
-    var message = { action: "bet" };
-    new FormData(button.form).forEach(function (value, name) {
-      if (name !== "csrfmiddlewaretoken") message[name] = value;
-    });
-    betButton = button;
-    button.disabled = true;
-    betTimer = window.setTimeout(releaseBet, 10000);
-    socket.send(JSON.stringify(message), button);
-  }
+  // BET would post), held until its answer: BET's "placed" or a refusal
+  // under the slip. The slip key makes a BET sent twice one round.
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
     var html = evt.detail && evt.detail.message;
-    if (typeof html !== "string" || !betButton) return;
-    if (html.indexOf('id="bac-placed"') !== -1 || html.indexOf('id="bac-slip-msg"') !== -1) releaseBet();
+    if (typeof html !== "string" || !socket.waiting()) return;
+    if (html.indexOf('id="bac-placed"') !== -1 || html.indexOf('id="bac-slip-msg"') !== -1) socket.release();
   });
 
   // BET was accepted over HTTP but no reveal started (the socket was down):
@@ -161,9 +136,9 @@ import { celebrate } from "./win.js";
   document.addEventListener("htmx:beforeRequest", function (evt) {
     var elt = evt.detail.elt;
     if (!elt || !elt.matches || !elt.matches(".bet-button")) return;
-    if (socket && document.body.dataset.ws === "open") {
+    if (socket.open()) {
       evt.preventDefault(); // the socket carries it
-      if (!betButton) betOverSocket(elt);
+      if (!socket.waiting()) socket.send("bet", new FormData(elt.form).entries(), elt);
       return;
     }
     var phase = document.getElementById("bac-phase");

@@ -13,6 +13,7 @@
 import { dragChips, rackArrows } from "./chips.js";
 import { chipLabel, store } from "./slip.js";
 import { sound } from "./sound.js";
+import { tableSocket } from "./table_socket.js";
 import { celebrate } from "./win.js";
 
 const app = document.getElementById("war-app");
@@ -389,45 +390,21 @@ if (app && form) {
   }
 
   // --- DEAL and the decision over the table's socket ------------------------
-  let socket = null; // the ws extension's socket, while it is open
-  let waitingFor = null; // the button held until the socket answers
-  let waitTimer = null;
-  const release = () => {
-    if (waitingFor) waitingFor.disabled = false;
-    waitingFor = null;
-    if (waitTimer) clearTimeout(waitTimer);
-    waitTimer = null;
-  };
-  app.addEventListener("htmx:wsOpen", (event) => {
-    socket = event.detail?.socketWrapper || null;
-    app.dataset.ws = "open";
-  });
-  app.addEventListener("htmx:wsClose", () => {
-    socket = null;
-    app.dataset.ws = "closed";
-    release();
-  });
+  const socket = tableSocket(app, app);
   // The form htmx would post, as one message: DEAL's slip, or the decision
   // with the button pressed. The slip key makes a DEAL sent twice one round.
   document.body.addEventListener("htmx:configRequest", (event) => {
     const elt = event.detail?.elt;
     const deciding = elt?.matches?.(".decide-form");
-    if (!socket || app.dataset.ws !== "open" || !(elt === form || deciding)) return;
+    if (!socket.open() || !(elt === form || deciding)) return;
     event.preventDefault();
-    if (waitingFor) return; // an answer is on its way
+    if (socket.waiting()) return; // an answer is on its way
     if (!deciding && roundStatus() === "open") return note(msg("msgFinish"));
     if (!deciding && amounts().ante <= 0) return note(msg("msgNoAnte"));
-    const message = { action: deciding ? "decide" : "deal" };
     const values = event.detail.formData || event.detail.parameters;
-    for (const [name, value] of values instanceof FormData ? values.entries() : Object.entries(values)) {
-      if (name !== "csrfmiddlewaretoken") message[name] = value;
-    }
-    waitingFor = deciding ? null : document.getElementById("war-deal");
-    if (waitingFor) {
-      waitingFor.disabled = true;
-      waitTimer = setTimeout(release, 10000);
-    }
-    socket.send(JSON.stringify(message), elt);
+    const fields = values instanceof FormData ? values.entries() : Object.entries(values);
+    const hold = deciding ? null : document.getElementById("war-deal");
+    socket.send(deciding ? "decide" : "deal", fields, hold, elt);
   });
   app.addEventListener("htmx:wsAfterMessage", (event) => {
     const html = event.detail?.message;
@@ -436,7 +413,7 @@ if (app && form) {
       roundSwapped();
       roundSettled();
     }
-    if (html.indexOf('id="war-round"') !== -1 || html.indexOf('id="war-message"') !== -1) release();
+    if (html.indexOf('id="war-round"') !== -1 || html.indexOf('id="war-message"') !== -1) socket.release();
   });
 
   // An amount that is not one is refused with a 422 (only a forged or

@@ -277,7 +277,7 @@ if REDIS_URL:
     # counters (casino/throttle.py) and axes' must be shared to mean anything.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "casino.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "casino",
         }

@@ -16,7 +16,8 @@ A socket that drops (a worker restarts, the network blinks, the page is
 reloaded) is opened again by the page's ws extension. On connect the
 consumer goes on with the player's latest round at this table if no socket
 finished showing it (games/selectors/reveal.py: cache marks of the last
-step sent and of the result shown, kept ``CASINO_REVEAL_RESUME_SECONDS``):
+step sent, noted as the reveal starts and when a socket closes before the
+result, and of the result shown, kept ``CASINO_REVEAL_RESUME_SECONDS``):
 the steps already sent come again at once, then the reveal goes on where
 it was, a squeeze the player had not finished offered again. Nothing the
 player has not seen is skipped.
@@ -94,6 +95,8 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     """One browser tab at one Baccarat table."""
 
     counted_open = False  # in the player's count of sockets at this table
+    # (round id, last step sent, squeezed side) of a reveal under way
+    showing: tuple[int, int, str | None] | None = None
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -146,6 +149,14 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return
         self._show(Queued(round_id, progress.squeeze, progress.step, None))
 
+    async def _note_unfinished(self) -> None:
+        """A reveal cut off before its result (the tab closed or reloaded,
+        the network dropped): note its last step sent, so the next socket
+        goes on from there."""
+        showing, self.showing = self.showing, None
+        if showing is not None:
+            await asyncio.shield(note_progress(*showing))
+
     def _show(self, item: Queued) -> None:
         self.rounds.put_nowait(item)
         if self.worker is None or self.worker.done():
@@ -155,6 +166,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         worker = getattr(self, "worker", None)
         if worker is not None:
             worker.cancel()
+        await self._note_unfinished()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
         if self.counted_open:
@@ -301,7 +313,15 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     await self.send(text_data=step.html)
                     continue
                 if step.name != "result":
-                    await asyncio.shield(note_progress(round_id, index, squeeze))
+                    # The cache hears of the reveal once, as it starts (a
+                    # process that dies then costs a replay from there, never
+                    # a skip); how far it got is kept here and noted when
+                    # the socket closes before the result (_note_unfinished).
+                    if index == start:
+                        await asyncio.shield(note_progress(round_id, index, squeeze))
+                    self.showing = (round_id, index, squeeze)
+                else:
+                    self.showing = None
                 action = CLIENT_ACTIONS.get(step.pause)
                 if action is not None:
                     # Armed before the send: the answer may come back at once.

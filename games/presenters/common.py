@@ -87,6 +87,31 @@ def fragment_memo(
     return html
 
 
+def partial_memo(template: str, name: str, *, maxsize: int) -> Callable[..., SafeString]:
+    """A partial rendered once per distinct context and language, then
+    served from memory: the function returned takes the context as keyword
+    arguments, each a hashable value or a dict of them (a card view).
+
+    For partials drawn from their context alone, as ``fragment_memo``'s."""
+
+    @functools.lru_cache(maxsize=maxsize)
+    def render(items: tuple[tuple[str, Any], ...], language: str | None) -> SafeString:
+        context = {k: dict(v) if isinstance(v, frozenset) else v for k, v in items}
+        return SafeString(render_fragment(template, name, context))
+
+    _memos.append(render)
+
+    def html(**context: Any) -> SafeString:
+        items = tuple(
+            sorted(
+                (k, frozenset(v.items()) if isinstance(v, dict) else v) for k, v in context.items()
+            )
+        )
+        return render(items, get_language())
+
+    return html
+
+
 def forget_fragments() -> None:
     """Empty every fragment_memo (the next render of each goes to its template)."""
     for memo in _memos:

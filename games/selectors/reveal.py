@@ -2,7 +2,8 @@
 
 A round is decided and paid at BET; its reveal is shown card by card over
 the player's socket (games/consumers/baccarat.py), which notes in the cache
-each step it sends and, at the end, that the result was shown. A table page
+the step it sends as the reveal starts and when it closes before the
+result, and at the end that the result was shown. A table page
 opened (or reloaded) while a reveal is unfinished draws the felt as the
 reveal starts and lets the socket show the rest, so nothing the player has
 not seen is skipped. Marks live ``CASINO_REVEAL_RESUME_SECONDS``.

@@ -33,6 +33,7 @@ from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Profile, Round, Table, TableVersion, Wallet
 from games.money import bet_step
 from games.sealing import seal
+from games.selectors import rows
 from games.selectors.players import profile_for, wallet_for
 from games.selectors.tables import table_version
 from games.services import metrics, play_safe
@@ -188,26 +189,28 @@ def lock_profile(user: User, *, table: Table, slip_key: str) -> LockedProfile:
     profiles = connection.ops.quote_name(Profile._meta.db_table)
     rounds = connection.ops.quote_name(Round._meta.db_table)
     sql = (
-        f"SELECT p.*, "  # noqa: S608 - names are ours
-        f"(SELECT MAX(r.seq) FROM {rounds} r WHERE r.player_id = %s AND r.table_id = %s) "
-        f"AS last_seq, "
-        f"(SELECT r.id FROM {rounds} r WHERE r.player_id = %s AND r.slip_key = %s) "
-        f"AS existing_round_id, "
+        f"SELECT {rows.columns(Profile, 'p')}, "  # noqa: S608 - names are ours
+        f"(SELECT MAX(r.seq) FROM {rounds} r WHERE r.player_id = %s AND r.table_id = %s), "
+        f"(SELECT r.id FROM {rounds} r WHERE r.player_id = %s AND r.slip_key = %s), "
         f"(SELECT MIN(r.id) FROM {rounds} r "
-        f"WHERE r.player_id = %s AND r.table_id = %s AND r.status = %s) AS open_round_id "
+        f"WHERE r.player_id = %s AND r.table_id = %s AND r.status = %s) "
         f"FROM {profiles} p WHERE p.user_id = %s{_for_update()}"
     )
-    params = [user.pk, table.pk, user.pk, slip_key, user.pk, table.pk, Round.Status.OPEN, user.pk]
-    found = list(Profile.objects.raw(sql, params))
-    if not found:
+    params: list[int | str] = [
+        user.pk, table.pk, user.pk, slip_key, user.pk, table.pk, str(Round.Status.OPEN), user.pk,
+    ]  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
         raise Profile.DoesNotExist(f"player {user.pk} has no profile")
-    profile = found[0]
-    existing = profile.existing_round_id  # type: ignore[attr-defined]
+    profile = rows.instance(Profile, row)
+    last_seq, existing, open_round_id = row[-3:]
     return LockedProfile(
         profile=profile,
-        last_seq=int(profile.last_seq or 0),  # type: ignore[attr-defined]
+        last_seq=int(last_seq or 0),
         existing_round_id=None if existing is None else int(existing),
-        open_round=profile.open_round_id is not None,  # type: ignore[attr-defined]
+        open_round=open_round_id is not None,
     )
 
 

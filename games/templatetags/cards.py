@@ -9,14 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, pgettext
 
 from games.cards import Card
 from games.display import is_red, rank_label, suit_symbol
+from games.presenters.common import partial_memo
 
 register = template.Library()
+
+_drawn = partial_memo("games/card.html", "card", maxsize=4096)
 
 
 def _rank_word(rank: str) -> str:
@@ -63,5 +65,9 @@ def card(code: str, *, mini: bool = False, dealt: bool = False, testid: str = ""
         return SafeString("")
     if dealt:
         view["deal_delay"] = "0.00"
-    # The template engine escapes what it renders: its output is safe.
-    return render_to_string("games/card.html#card", {"card": view, "mini": mini, "testid": testid})
+    return _drawn(card=view, mini=mini, testid=testid)
+
+
+@register.simple_tag
+def drawn_card(view: dict[str, Any], *, mini: bool = False, testid: str = "") -> SafeString:
+    return _drawn(card=view, mini=mini, testid=testid)

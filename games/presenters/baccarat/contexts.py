@@ -31,6 +31,7 @@ from games.presenters.common import (
     card_face,
     chip_views,
     fragment_memo,
+    partial_memo,
     pay_label,
     settled_kind,
 )
@@ -143,9 +144,16 @@ def placed_context(
         "limits_json": slip_limits_json(limits, balance),
         "rebet": rebet,
         "squeeze": squeeze,
+        "squeeze_toggle_html": squeeze_toggle_html(
+            squeeze=squeeze, table={"slug": table.slug}, oob=True
+        ),
         "placed_round": round_id,
         "oob": True,
     }
+
+
+# The toggle BET's answer sends back is one of a few per visit: drawn once.
+squeeze_toggle_html = partial_memo(TEMPLATE, "squeeze_toggle", maxsize=4096)
 
 
 @dataclass(frozen=True)

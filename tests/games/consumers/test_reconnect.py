@@ -110,3 +110,25 @@ async def test_an_old_round_or_another_tables_round_is_not_replayed(player, sett
     assert (await elsewhere.connect())[0]
     assert await elsewhere.receive_nothing(timeout=0.3)
     await elsewhere.disconnect()
+
+
+async def test_a_reveal_cut_off_goes_on_from_the_last_card_the_player_saw(player, settings):
+    # The socket keeps how far the reveal got in memory and notes it in the
+    # cache only as it starts and as it closes: the next socket must still
+    # resend exactly what was shown at once, then go on with the next card.
+    settings.CASINO_REVEAL_DELAY = 0.4
+    first = await baccarat_socket(player)
+    assert (await first.connect())[0]
+    await bet(player, "s1", banker=10)
+    seen = [await first.receive_from(timeout=3) for _ in range(3)]  # deal, P1, B1
+    await first.disconnect()  # the tab reloads during the pause after B1
+
+    again = await baccarat_socket(player)
+    assert (await again.connect())[0]
+    resent = [await again.receive_from(timeout=0.3) for _ in range(3)]  # at once, no pause
+    assert resent == seen
+    following = await again.receive_from(timeout=3)
+    assert 'id="bac-card-p2"' in following  # the next card, not skipped and not the result
+    assert not RESULT_ROUND.search(following)
+    await until_result(again)
+    await again.disconnect()

@@ -47,7 +47,7 @@ from games.models import Game, Table
 from games.presenters import war as presenter
 from games.presenters.refusals import play_safe_refusal
 from games.selectors import war as war_selectors
-from games.selectors.players import account_for
+from games.selectors.players import profile_for
 from games.selectors.tables import war_table
 from games.services import war as war_service
 
@@ -162,8 +162,9 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                         round_id=round_id,
                         decision=text_field(message, "decision"),
                     )
-                    account = account_for(self.user)
-                    balance, profile, fresh_from = account.balance, account.profile, 2
+                    # The decision settled the round: its balance after is the wallet's.
+                    balance = rnd.balance_after if rnd.balance_after is not None else 0
+                    profile, fresh_from = profile_for(self.user), 2
             except GameError as exc:
                 if exc.code == "timeout":
                     return Answer(timed_out=True)

@@ -20,8 +20,8 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.http import Http404
 
+from games import rows
 from games.models import Game, Table, TableVersion
-from games.selectors import rows
 
 _VERSIONS: dict[int, TableVersion] = {}
 

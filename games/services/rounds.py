@@ -26,6 +26,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games import rows
 from games.cards import server_seed_hash
 from games.display import format_chips
 from games.errors import BetRefused, GameError, InsufficientChips, TableClosed
@@ -33,7 +34,6 @@ from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Profile, Round, Table, TableVersion, Wallet
 from games.money import bet_step
 from games.sealing import seal
-from games.selectors import rows
 from games.selectors.players import profile_for, wallet_for
 from games.selectors.tables import table_version
 from games.services import metrics, play_safe
@@ -608,7 +608,7 @@ def _place(
     )
     # The whole round is decided before it is stored: one INSERT, then the
     # ledger rows that point at it.
-    rnd.save(force_insert=True)
+    rows.insert(rnd)
     structlog.contextvars.bind_contextvars(round_id=rnd.pk)
     posted = post(wallet_id=wallet.pk, postings=dealt.postings, round=rnd)
     maybe_fail(f"{dealer.game}.after_debit")

@@ -1,4 +1,5 @@
-"""Model instances from one row read in plain SQL, without a raw queryset.
+"""Model instances from one row read in plain SQL, without a raw queryset,
+and one row stored the same way.
 
 The reads every round makes (the table, the locked profile) are single
 rows by a key. ``Model.objects.raw`` works out, for every query, which
@@ -56,3 +57,42 @@ def instance(model: type[M], row: Sequence[Any], using: str = "default") -> M:
             value = convert(value, col, connection)
         values[index] = value
     return model.from_db(using, None, values)  # type: ignore[arg-type]  # None: every field, in order
+
+
+@cache
+def _insert_sql(model: type[Model], using: str) -> tuple[str, tuple[Any, ...], bool]:
+    connection = connections[using]
+    quote = connection.ops.quote_name
+    fields = tuple(f for f in model._meta.concrete_fields if not f.primary_key)
+    pk = model._meta.pk
+    if pk is None:
+        raise TypeError(f"{model.__name__} has no primary key")
+    returning = bool(connection.features.can_return_columns_from_insert)
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} "  # noqa: S608 - names are ours
+        f"({', '.join(quote(f.column) for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))})"
+        + (f" RETURNING {quote(pk.column)}" if returning else "")
+    )
+    return sql, fields, returning
+
+
+def insert(obj: Model, using: str = "default") -> None:
+    """Store a new instance in one plain INSERT and give it its id, as
+    ``obj.save(force_insert=True)`` does (each field prepared by the field
+    itself: ``auto_now_add``, JSON, a sealed seed), without the save's
+    query building: the round's INSERT cost 0.8 ms of CPU through the ORM.
+    For models whose id the database assigns."""
+    model = type(obj)
+    connection = connections[using]
+    sql, fields, returning = _insert_sql(model, using)
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        if returning:
+            obj.pk = cursor.fetchone()[0]
+        else:
+            pk_column = model._meta.pk.column if model._meta.pk is not None else "id"
+            obj.pk = connection.ops.last_insert_id(cursor, model._meta.db_table, pk_column)
+    obj._state.adding = False
+    obj._state.db = using

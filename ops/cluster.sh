@@ -15,6 +15,11 @@ ROOT=$(pwd)
 DIR=${CLUSTER_DIR:-$ROOT/.cluster}
 HTTP_WORKERS=${HTTP_WORKERS:-2}
 WS_WORKERS=${WS_WORKERS:-1}
+# Seconds daphne gives a socket's handshake (its consumer's connect) before
+# it drops the connection, which nginx answers 502: daphne's 5 s cut off
+# players who arrived while a worker was busy (63 of 100 late players at 500
+# playing); the page's socket would rather wait.
+WS_CONNECT_TIMEOUT=${WS_CONNECT_TIMEOUT:-30}
 # Login and sign-up posts (each an Argon2id hash, about 18 ms of CPU here,
 # casino/hashing.py) get gunicorn workers of their own: a player's request
 # never waits behind a hash in the same worker. Each worker hashes one
@@ -147,7 +152,7 @@ stdout_logfile_backups=1
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
-    program "ws$i" "$PY -m daphne -b 127.0.0.1 -p $port --proxy-headers casino.asgi:application"
+    program "ws$i" "$PY -m daphne -b 127.0.0.1 -p $port --proxy-headers --websocket_connect_timeout $WS_CONNECT_TIMEOUT casino.asgi:application"
     ws_upstream+="    server 127.0.0.1:$port max_fails=0;"$'\n'
   done
   # The ledger audit, for /metrics (casino_ledger_audit_ok) and its alert.

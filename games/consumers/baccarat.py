@@ -105,11 +105,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return
         self.user = cast(User, user)  # AuthMiddleware's lazy user, authenticated above
         self.slug = self.scope["url_route"]["kwargs"]["slug"]
-        fast = await self._fast_play()
-        if fast is None:  # no such table, or no profile
-            await self.close()
-            return
-        self.fast = fast
+        self.fast = False
         self.language = scope_language(dict(self.scope))
         self.group = reveal_group(user.pk)
         self.budget = MessageBudget.from_settings()
@@ -121,13 +117,16 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         self.waiting: tuple[str, str] | None = None
         self.known: set[int] = set()  # rounds queued or resumed on this socket
         await self.channel_layer.group_add(self.group, self.channel_name)
-        # Looked up once in the group and before the page can BET on this
-        # socket: a round committed later comes as a push.
-        try:
-            unshown = await self._unshown_reveal()
-        except Exception:
-            logger.exception("could not resume the reveal for player %s", self.user.pk)
-            unshown = None
+        # One trip to the sockets' thread (where BETs queue under load: the
+        # handshake must not wait there twice): the table, the fast play
+        # setting and a reveal to resume, looked up once in the group and
+        # before the page can BET on this socket (a round committed later
+        # comes as a push).
+        arrival = await self._arrival()
+        if arrival is None:  # no such table, or no profile
+            await self.close()
+            return
+        self.fast, unshown = arrival
         await self.accept()
         self.counted_open = True
         await socket_opened(self.user.pk, self.slug)
@@ -373,17 +372,28 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return presenter.fragment(name, context)
 
     @in_thread
-    def _fast_play(self) -> bool | None:
+    def _arrival(self) -> tuple[bool, tuple[int, Progress | None] | None] | None:
+        """(fast play, the reveal to resume) for a socket opening; None when
+        the table or the player's profile does not exist."""
         if not Table.objects.filter(slug=self.slug, game=Game.BACCARAT).exists():
             return None
-        return Profile.objects.filter(user=self.user).values_list("fast_play", flat=True).first()
+        fast = Profile.objects.filter(user=self.user).values_list("fast_play", flat=True).first()
+        if fast is None:
+            return None
+        try:
+            unshown = self._unshown()
+        except Exception:
+            logger.exception("could not resume the reveal for player %s", self.user.pk)
+            unshown = None
+        return fast, unshown
 
-    @in_thread
-    def _unshown_reveal(self) -> tuple[int, Progress | None] | None:
+    def _unshown(self) -> tuple[int, Progress | None] | None:
         rnd = unshown_round(self.user, self.slug)
         if rnd is None:
             return None
         return rnd.pk, reveal_progress(rnd.pk)
+
+    _unshown_reveal = in_thread(_unshown)
 
     @in_thread
     def _result_html(self, round_id: int) -> str:

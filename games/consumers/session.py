@@ -27,6 +27,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 import structlog
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -99,6 +100,18 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
             metrics.OPEN_SOCKETS.labels(self.metrics_game).dec()
         log.info("socket_closed", code=message.get("code"))
         await super().websocket_disconnect(message)
+
+    async def dispatch(self, message: dict) -> None:
+        """Channels' own dispatch, without its ``aclose_old_connections()``
+        before every message: that is a trip to the shared sync thread for
+        each BET, DEAL and group event (1.8% of a busy socket worker's CPU,
+        and a queue under load). These consumers touch the database only
+        through ``consumers.threads.in_thread`` and ``database_sync_to_async``,
+        which close the thread's old connections around every call."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def send(  # type: ignore[override]  # the websocket consumer's own signature
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False

@@ -27,6 +27,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from django.conf import settings
 from django.core.cache import cache
+from django.core.cache.backends.redis import RedisSerializer
 
 from games.selectors.reveal import progress_key, progress_value, shown_key
 
@@ -35,6 +36,8 @@ logger = logging.getLogger(__name__)
 # A player's socket count lives at most this long without a connect or a
 # disconnect (a day): a count left by a dead process does not stay forever.
 SOCKETS_TTL = 24 * 3600
+
+_ENCODE = RedisSerializer()
 
 # One asyncio Redis client per event loop (daphne has one).
 _redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
@@ -54,8 +57,11 @@ async def _cache_set(key: str, value: int | str) -> None:
     """Set a reveal mark in the cache, for ``CASINO_REVEAL_RESUME_SECONDS``."""
     ttl = settings.CASINO_REVEAL_RESUME_SECONDS
     if settings.REDIS_URL:
-        # The cache's own key, so cache.get reads it (an int is stored as is).
-        await _redis().set(cache.make_key(key), value, ex=ttl)
+        # The cache's own key and encoding (an int as is, anything else
+        # pickled), so cache.get reads it back: a progress mark ("2:") once
+        # went in raw and every read of it failed, so a reloaded page on
+        # Redis showed only the result.
+        await _redis().set(cache.make_key(key), _ENCODE.dumps(value), ex=ttl)
     else:
         cache.set(key, value, ttl)  # this process's memory: no I/O
 

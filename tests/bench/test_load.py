@@ -39,6 +39,12 @@ def bench(*args: str, python: str = sys.executable, seconds: float = 240):
     )
 
 
+def load_on(site: tuple[str, str], *args: str):
+    """bench/load.py against the running ``site``, its ledger read from its SQLite file."""
+    url, sqlite = site
+    return bench("bench/load.py", "--serve", "none", "--url", url, "--sqlite-path", sqlite, *args)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """``make run``'s server with the reveal's pacing off (as bench/load.py
@@ -121,15 +127,8 @@ def test_locust_players_play_and_the_figures_are_locusts(site, tmp_path):
     """Two Locust workers under a master: 3 players seated before the play,
     2 more signing up during it; every one reports, and the figures are the
     ones in Locust's own CSV report."""
-    url, sqlite = site
-    done = bench(
-        "bench/load.py",
-        "--serve",
-        "none",
-        "--url",
-        url,
-        "--sqlite-path",
-        sqlite,
+    done = load_on(
+        site,
         "--players",
         "3",
         "--seconds",
@@ -167,15 +166,8 @@ def test_locust_players_play_and_the_figures_are_locusts(site, tmp_path):
 
 
 def test_players_who_cannot_sit_down_fail_the_run_with_the_reason(site):
-    url, sqlite = site
-    done = bench(
-        "bench/load.py",
-        "--serve",
-        "none",
-        "--url",
-        url,
-        "--sqlite-path",
-        sqlite,
+    done = load_on(
+        site,
         "--players",
         "2",
         "--seconds",

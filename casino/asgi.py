@@ -4,7 +4,9 @@ the cluster sends only ``/ws/`` here, to daphne, and HTTP to gunicorn,
 casino/wsgi.py).
 
 Every request body is bounded as it streams (casino/guard.py: 413 past
-``CASINO_MAX_BODY_BYTES``, before more is read), and one client address
+``CASINO_MAX_BODY_BYTES``, before more is read), log-in and sign-up posts
+enter the site a few at a time (the others wait, or get a 429 at once), and
+one client address
 holds at most ``CASINO_SOCKETS_PER_ADDRESS`` sockets open. A socket is let
 in only from the site's own pages (casino/origin.py: scheme, host and port),
 with the session cookie (``AuthMiddlewareStack``).
@@ -24,13 +26,13 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from casino.guard import BodyLimit, SocketsPerAddress, lifespan  # noqa: E402
+from casino.guard import BodyLimit, CredentialDesk, SocketsPerAddress, lifespan  # noqa: E402
 from casino.origin import SiteOriginValidator  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": BodyLimit(django_asgi_app),
+        "http": BodyLimit(CredentialDesk(django_asgi_app)),
         # The cap first: a flood of sockets is refused before any session read.
         "websocket": SocketsPerAddress(
             SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))

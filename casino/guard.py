@@ -1,6 +1,7 @@
-"""The front door's two ASGI guards, for what no server we measured gives
-(docs/front-door.md): a request body bounded as it streams, and a cap on
-the websockets one client address holds open.
+"""The front door's ASGI guards, for what no server we measured gives
+(docs/front-door.md): a request body bounded as it streams, a cap on the
+credential posts in the site at once, and a cap on the websockets one client
+address holds open.
 
 ``BodyLimit``: Django's ASGI handler reads the whole body into a spooled
 file before ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is checked, and none of daphne,
@@ -17,6 +18,21 @@ that buffers whole bodies first (daphne) defeats that, which is one reason
 between two pieces is dropped with 408: the server's head timeout ends with
 the head.
 
+``CredentialDesk``: a login, sign-up or admin login post costs a password
+hash (in casino/hashing.py's pool, off the players' threads) and some 10-15
+ms of Python around it: the axes lockout's reads and writes, the form, the
+page with its error. Under ``make run`` the players' rounds share the
+process, and so its one interpreter lock, with that Python: a flood from 200
+addresses, each post within the per-address budget, made the whole login
+path run on a dozen threads at once and stretched the players' rounds from
+13 to 110-300 ms at p99. The desk lets ``CASINO_HASHES_AT_ONCE`` such posts
+into the site at once; up to ``CASINO_HASHES_WAITING`` more wait here, on
+the event loop (no thread, no work), and a post beyond those is answered at
+once with the "site is busy" page, a 429 with ``Retry-After``, before the
+session, the middleware or a thread. (Django's own middleware cannot refuse
+that early under ASGI: the site's sync-only middleware makes Django run the
+whole chain on a thread.)
+
 ``SocketsPerAddress``: one address may hold ``CASINO_SOCKETS_PER_ADDRESS``
 websockets open at once in this process; the next is refused before the
 handshake (429 where the server can send a response to a refused handshake,
@@ -30,13 +46,16 @@ cluster's nginx also counts per address across all its daphne workers
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.translation import gettext
+
+from casino import throttle
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -148,6 +167,78 @@ class BodyLimit:
         if refusal and not started:
             status, text = refusal
             await send_refusal(send, scope, status, text, prefix="http.response")
+
+
+def is_credential_post(scope: Scope) -> bool:
+    """A POST to the login, sign-up or admin login view."""
+    if scope.get("method") != "POST":
+        return False
+    try:
+        return resolve(scope["path"]).view_name in throttle.CREDENTIAL_VIEWS
+    except Resolver404:
+        return False
+
+
+class CredentialDesk:
+    """At most ``at_once`` credential posts in the application at once,
+    ``waiting`` more waiting for a place in arrival order, any beyond those
+    refused with 429 (see the module's note). ``None``: the settings
+    ``CASINO_HASHES_AT_ONCE`` and ``CASINO_HASHES_WAITING``, read at each
+    post. One desk per process: the counts live on its event loop."""
+
+    def __init__(self, app, *, at_once: int | None = None, waiting: int | None = None) -> None:
+        self.app = app
+        self.at_once = at_once
+        self.waiting = waiting
+        self.inside = 0
+        self.queue: deque[asyncio.Future[None]] = deque()
+
+    async def __call__(self, scope: Scope, receive, send) -> None:
+        if scope["type"] != "http" or not is_credential_post(scope):
+            return await self.app(scope, receive, send)
+        at_once = settings.CASINO_HASHES_AT_ONCE if self.at_once is None else self.at_once
+        waiting = settings.CASINO_HASHES_WAITING if self.waiting is None else self.waiting
+        if self.inside >= at_once:
+            if len(self.queue) >= waiting:
+                return await send_busy(send, scope)
+            place: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.queue.append(place)
+            try:
+                await place  # the post leaving hands its place over
+            except asyncio.CancelledError:
+                if place.done() and not place.cancelled():
+                    self._leave()  # handed a place as it was cancelled: pass it on
+                else:
+                    self.queue.remove(place)
+                raise
+        else:
+            self.inside += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self._leave()
+
+    def _leave(self) -> None:
+        """Hand this place to the next post waiting, or give it back."""
+        while self.queue:
+            place = self.queue.popleft()
+            if not place.done():
+                place.set_result(None)
+                return
+        self.inside -= 1
+
+
+async def send_busy(send, scope: Scope) -> None:
+    """casino/throttle.py's "site is busy" page, in the client's language."""
+    request = HttpRequest()
+    accept = header(scope, b"accept-language")
+    if accept:
+        request.META["HTTP_ACCEPT_LANGUAGE"] = accept.decode("latin-1")
+    response = throttle.hashes_busy(request)
+    headers = [(b"content-length", str(len(response.content)).encode()), (b"connection", b"close")]
+    headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in response.items()]
+    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": response.content})
 
 
 class SocketsPerAddress:

@@ -121,7 +121,8 @@ MIDDLEWARE = [
     # Outermost: django-prometheus times and counts every request and answer.
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     # First: a credential post while the password-hash pool is full gets its
-    # 429 before any other work, and under ASGI without a thread (casino/throttle.py).
+    # 429 before any other work (casino/throttle.py; under ASGI, casino/guard.py's
+    # CredentialDesk refuses a flood's posts earlier still, without a thread).
     "casino.throttle.HashesBusyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",

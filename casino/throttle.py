@@ -19,14 +19,16 @@ atomic in Redis and in the in-process cache.
 The process's password-hash pool (casino/hashing.py) is answered for here
 too. ``HashesBusyMiddleware``, first of all middleware, refuses a POST to
 those views while the pool has no room, with a 429 and ``Retry-After``,
-before the session, the user, the CSRF check or the view: under ASGI it runs
-on the event loop, so a refused post does none of that work on a thread
-(about 2 ms of CPU in all, against some 20 for a hashed one), and a flood
-refused this way does not crowd the players' requests. A hash
+before the session, the user, the CSRF check or the view (about 2 ms of CPU
+in all, against some 20 for a hashed one). That is the first refusal under
+WSGI (the cluster's gunicorn). Under ASGI (``make run``) Django runs this
+chain on a thread, because some of the middleware is sync only, so
+casino/guard.py's ``CredentialDesk`` refuses a flood's posts before Django,
+on the event loop, with this module's page (``hashes_busy``). A hash
 refused later, inside a view (the pool filled meanwhile, a signed-in
 player's password change), raises ``HashesBusy``, which
 ``CredentialThrottleMiddleware`` answers with the same page. No password is
-hashed for either.
+hashed for any of them.
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ class CredentialThrottleMiddleware:
 class HashesBusyMiddleware:
     """A POST to the login, sign-up or admin login view while the process's
     hash pool is full: a 429 before anything else runs. First in
-    ``MIDDLEWARE``; sync under WSGI, async under ASGI (then no thread)."""
+    ``MIDDLEWARE``, sync or async as Django adapts the chain."""
 
     sync_capable = True
     async_capable = True

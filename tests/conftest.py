@@ -20,6 +20,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.core.signals import request_started
 from django.db import connections, transaction
 from django.test import Client
 from django.utils import translation
@@ -76,6 +77,19 @@ def client():
     English; a test about languages sends its own Accept-Language."""
 
     return Client(HTTP_ACCEPT_LANGUAGE="en")
+
+
+@pytest.fixture
+def requests_started():
+    """Requests that got into Django (its request_started signal)."""
+    started: list[object] = []
+
+    def count(**kwargs) -> None:
+        started.append(kwargs)
+
+    request_started.connect(count)
+    yield started
+    request_started.disconnect(count)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import ApplicationCommunicator, WebsocketCommunicator
-from django.core.signals import request_started
 from django.test import Client
 
 from casino.asgi import application, django_asgi_app
@@ -24,19 +23,6 @@ def small_limits(settings):
     settings.CASINO_MAX_BODY_BYTES = LIMIT
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = LIMIT
     settings.CASINO_SOCKETS_PER_ADDRESS = 2
-
-
-@pytest.fixture
-def requests_started():
-    """Requests that got past the body to Django (its request_started)."""
-    started: list[object] = []
-
-    def count(**kwargs) -> None:
-        started.append(kwargs)
-
-    request_started.connect(count)
-    yield started
-    request_started.disconnect(count)
 
 
 def http_scope(headers=()) -> dict:

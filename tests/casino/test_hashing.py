@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 import argon2
 import pytest
 from channels.db import database_sync_to_async
+from channels.testing import HttpCommunicator
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import (
     Argon2PasswordHasher,
@@ -26,6 +27,8 @@ from django.utils.module_loading import import_string
 
 from casino import hashing
 from casino import settings as project_settings
+from casino.asgi import application, django_asgi_app
+from casino.guard import CredentialDesk
 from tests.casino.test_http_stack import call, cookies
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
@@ -176,6 +179,131 @@ async def test_a_flood_post_over_the_cap_is_refused_first_under_asgi(held_pool):
     assert b"Please wait a moment and send it again" in response["body"]
 
 
+async def csrf_pass(app=application) -> tuple[str, str]:
+    """A CSRF cookie and its form token, from the log-in page."""
+    page = await call("/accounts/login/", app=app)
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"]).group(1)
+    return cookies(page)["csrftoken"], token.decode()
+
+
+def login_post(username: str, csrf: tuple[str, str], *, app=application):
+    """A wrong-password login through the real ASGI application."""
+    cookie, token = csrf
+    form = {"csrfmiddlewaretoken": token, "username": username, "password": "guess-1234"}
+    return asyncio.ensure_future(
+        call(
+            "/accounts/login/",
+            method="POST",
+            body=urlencode(form).encode(),
+            headers=[
+                (b"content-type", b"application/x-www-form-urlencoded"),
+                (b"cookie", f"csrftoken={cookie}".encode()),
+                (b"accept-language", b"en"),
+            ],
+            app=app,
+        )
+    )
+
+
+async def until(condition, what: str) -> None:
+    for _ in range(WAIT * 100):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(what)
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_login_flood_enters_the_site_one_post_at_a_time(blocking_pool, requests_started):
+    """casino/guard.py's desk, in ``make run``'s ASGI application: with one
+    post let in at a time and one waiting place, a login flood's second post
+    waits outside Django (no request started, no thread) until the first has
+    answered, and its third gets the busy page at once: 429 with
+    Retry-After, nothing hashed, Django never started on it."""
+    csrf = await csrf_pass()
+    requests_started.clear()
+    first = login_post("mallory-1", csrf)
+    await until(lambda: BlockingHasher.started == 1, "the first post never reached its hash")
+    second = login_post("mallory-2", csrf)
+    await asyncio.sleep(0.2)
+    assert len(requests_started) == 1, "the second post went into Django beside the first"
+
+    third = await asyncio.wait_for(login_post("mallory-3", csrf), 10)
+    assert third["status"] == 429
+    assert {k.lower(): v for k, v in third["headers"]}[b"retry-after"] == b"1"
+    assert b"Please wait a moment and send it again" in third["body"]
+    assert len(requests_started) == 1 and BlockingHasher.started == 1
+    assert not first.done() and not second.done()
+
+    BlockingHasher.hold.set()
+    answers = await asyncio.wait_for(asyncio.gather(first, second), 10)
+    assert [a["status"] for a in answers] == [200, 200]  # wrong passwords, both hashed
+    assert BlockingHasher.started == 2 and len(requests_started) == 2
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_player_passes_the_desk_while_logins_fill_it(blocking_pool, settings, make_player):
+    """The desk holds log-in and sign-up posts only: while it is full, a
+    signed-in player's lobby answers."""
+    BlockingHasher.hold.set()
+    player = await database_sync_to_async(make_player)("steady-player")
+    BlockingHasher.hold.clear()
+    BlockingHasher.started = 0
+
+    def session_of_player() -> str:
+        client = Client()
+        client.force_login(player)
+        return client.cookies["sessionid"].value
+
+    session = await database_sync_to_async(session_of_player)()
+    csrf = await csrf_pass()
+    logins = [login_post("mallory-1", csrf), login_post("mallory-2", csrf)]
+    await until(lambda: BlockingHasher.started == 1, "the first post never reached its hash")
+    refused = await asyncio.wait_for(login_post("mallory-3", csrf), 10)
+    assert refused["status"] == 429  # the desk is full
+    lobby = await asyncio.wait_for(
+        call("/", headers=[(b"cookie", f"sessionid={session}".encode())]), 10
+    )
+    assert lobby["status"] == 200
+    assert b'data-testid="header-balance">10,000<' in lobby["body"]
+    BlockingHasher.hold.set()
+    await asyncio.wait_for(asyncio.gather(*logins), 10)
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_waiting_post_whose_client_leaves_gives_its_place_back(blocking_pool):
+    """A waiting post the server gives up on (its task cancelled, as at a
+    shutdown) leaves no place taken: after the post inside answers, the desk
+    is empty and the next two posts get in and wait as before."""
+    desk = CredentialDesk(django_asgi_app)
+    csrf = await csrf_pass(desk)
+    first = login_post("mallory-1", csrf, app=desk)
+    await until(lambda: BlockingHasher.started == 1, "the first post never reached its hash")
+    second = HttpCommunicator(
+        desk, "POST", "/accounts/login/", body=b"username=mallory-2&password=guess-1234"
+    )
+    await second.send_input({"type": "http.request", "body": b"username=mallory-2"})
+    await until(lambda: len(desk.queue) == 1, "the second post is not waiting")
+    second.future.cancel()
+    await until(lambda: not desk.queue, "the dropped post still holds its waiting place")
+    BlockingHasher.hold.set()
+    assert (await asyncio.wait_for(first, 10))["status"] == 200
+    assert desk.inside == 0
+
+    BlockingHasher.hold.clear()
+    BlockingHasher.started = 0
+    again = [login_post(f"mallory-{n}", csrf, app=desk) for n in (4, 5)]
+    await until(lambda: BlockingHasher.started == 1, "the next post never got in")
+    await until(lambda: len(desk.queue) == 1, "the one after it is not waiting")
+    BlockingHasher.hold.set()
+    answers = await asyncio.wait_for(asyncio.gather(*again), 10)
+    assert [a["status"] for a in answers] == [200, 200]
+    assert desk.inside == 0 and not desk.queue
+
+
 def test_a_hash_over_the_cap_raises_at_once_without_running(held_pool):
     threads = fill(held_pool, 2)
     with pytest.raises(hashing.HashesBusy):
@@ -206,29 +334,8 @@ async def test_a_players_page_answers_while_logins_hash(blocking_pool, settings,
         return client.cookies["sessionid"].value
 
     session = await database_sync_to_async(session_of_player)()
-    page = await call("/accounts/login/")
-    csrf = cookies(page)["csrftoken"]
-    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"]).group(1)
-    logins = [
-        asyncio.ensure_future(
-            call(
-                "/accounts/login/",
-                method="POST",
-                body=urlencode(
-                    {
-                        "csrfmiddlewaretoken": token.decode(),
-                        "username": f"stranger-{n}",
-                        "password": "guess-1234",
-                    }
-                ).encode(),
-                headers=[
-                    (b"content-type", b"application/x-www-form-urlencoded"),
-                    (b"cookie", f"csrftoken={csrf}".encode()),
-                ],
-            )
-        )
-        for n in range(3)
-    ]
+    csrf = await csrf_pass()
+    logins = [login_post(f"stranger-{n}", csrf) for n in range(3)]
     for _ in range(WAIT * 100):
         if BlockingHasher.started == 3:
             break

@@ -170,8 +170,10 @@ class BodyLimit:
 
 
 def is_credential_post(scope: Scope) -> bool:
-    """A POST to the login, sign-up or admin login view."""
-    if scope.get("method") != "POST":
+    """A POST to the login, sign-up or admin login view (in any letter
+    case: Django takes a method in upper case, and the server passes it on
+    as the client spelled it)."""
+    if str(scope.get("method", "")).upper() != "POST":
         return False
     try:
         return resolve(scope["path"]).view_name in throttle.CREDENTIAL_VIEWS

@@ -186,14 +186,14 @@ async def csrf_pass(app=application) -> tuple[str, str]:
     return cookies(page)["csrftoken"], token.decode()
 
 
-def login_post(username: str, csrf: tuple[str, str], *, app=application):
+def login_post(username: str, csrf: tuple[str, str], *, app=application, method: str = "POST"):
     """A wrong-password login through the real ASGI application."""
     cookie, token = csrf
     form = {"csrfmiddlewaretoken": token, "username": username, "password": "guess-1234"}
     return asyncio.ensure_future(
         call(
             "/accounts/login/",
-            method="POST",
+            method=method,
             body=urlencode(form).encode(),
             headers=[
                 (b"content-type", b"application/x-www-form-urlencoded"),
@@ -302,6 +302,22 @@ async def test_a_waiting_post_whose_client_leaves_gives_its_place_back(blocking_
     answers = await asyncio.wait_for(asyncio.gather(*again), 10)
     assert [a["status"] for a in answers] == [200, 200]
     assert desk.inside == 0 and not desk.queue
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_post_spelled_in_lower_case_meets_the_desk_too(blocking_pool):
+    """The server passes a method on as the client spelled it and Django
+    takes "post" for POST: a script cannot walk past the desk that way."""
+    desk = CredentialDesk(django_asgi_app, waiting=0)
+    csrf = await csrf_pass(desk)
+    first = login_post("mallory-1", csrf, app=desk)
+    await until(lambda: BlockingHasher.started == 1, "the first post never reached its hash")
+    lower = await asyncio.wait_for(login_post("mallory-2", csrf, app=desk, method="post"), 10)
+    assert lower["status"] == 429
+    assert BlockingHasher.started == 1
+    BlockingHasher.hold.set()
+    assert (await asyncio.wait_for(first, 10))["status"] == 200
 
 
 def test_a_hash_over_the_cap_raises_at_once_without_running(held_pool):

@@ -16,7 +16,10 @@ queue, uvicorn's flow control), so at most the limit is ever read; a server
 that buffers whole bodies first (daphne) defeats that, which is one reason
 ``make run`` does not use it. A body that stalls ``BODY_GAP_SECONDS``
 between two pieces is dropped with 408: the server's head timeout ends with
-the head.
+the head. A body in more than 1,024 pieces per MiB of the limit is refused
+with 400 (one-byte chunks made one connection cost seconds of CPU). After
+a refusal, the pieces the server has queued are taken (``let_go``) so that
+it can close the connection.
 
 ``CredentialDesk``: a login, sign-up or admin login post costs a password
 hash (in casino/hashing.py's pool, off the players' threads) and some 10-15
@@ -29,7 +32,8 @@ path run on a dozen threads at once and stretched the players' rounds from
 into the site at once; up to ``CASINO_HASHES_WAITING`` more wait here, on
 the event loop (no thread, no work), and a post beyond those is answered at
 once with the "site is busy" page, a 429 with ``Retry-After``, before the
-session, the middleware or a thread. (Django's own middleware cannot refuse
+session, the middleware or a thread. A post is counted only once its body is
+all there, so slow bodies hold no place. (Django's own middleware cannot refuse
 that early under ASGI: the site's sync-only middleware makes Django run the
 whole chain on a thread.)
 
@@ -46,6 +50,7 @@ cluster's nginx also counts per address across all its daphne workers
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections import Counter, deque
 from typing import Any
 
@@ -65,6 +70,12 @@ Message = dict[str, Any]
 # the server's head timeout ends once the head is in, and a body sent a
 # byte at a time would otherwise hold its connection for as long as it likes.
 BODY_GAP_SECONDS = 10.0
+# A body may come in at most this many pieces per KiB of the limit (1,024 for
+# 1 MiB): every piece costs the server a parse, a queue and a wake-up, so a
+# body sent in one-byte chunks made one connection cost seconds of CPU. Over
+# TCP a piece is rarely under a segment (about 1.4 KiB).
+PIECES_PER_KIB = 1
+MIN_PIECES = 64
 
 
 def header(scope: Scope, name: bytes) -> bytes | None:
@@ -85,7 +96,11 @@ def refusal_text(scope: Scope, message: str) -> bytes:
         return (gettext(message) + "\n").encode()
 
 
-async def send_refusal(send, scope: Scope, status: int, message: str, *, prefix: str) -> None:
+async def send_refusal(
+    send, scope: Scope, status: int, message: str, *, prefix: str, receive=None
+) -> None:
+    """The refusal, then the close. With ``receive``, the pieces of the
+    request's body that wait for the application are taken first (``let_go``)."""
     body = refusal_text(scope, message)
     await send(
         {
@@ -100,10 +115,13 @@ async def send_refusal(send, scope: Scope, status: int, message: str, *, prefix:
             ],
         }
     )
+    if receive is not None:
+        let_go(receive)  # nothing may wait between this and the last message
     await send({"type": f"{prefix}.body", "body": body})
 
 
 TOO_LARGE = "The request is too large for this site."
+TOO_SCATTERED = "The request came in too many small pieces."
 TOO_SLOW = "The request came too slowly. Please try again."
 TOO_MANY_SOCKETS = "Too many open connections from your network. Close a tab and try again."
 
@@ -126,15 +144,19 @@ class BodyLimit:
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             # (A length that is no number rarely gets this far: the server's
             # parser answers 400 first.)
-            return await send_refusal(send, scope, 413, TOO_LARGE, prefix="http.response")
+            return await send_refusal(
+                send, scope, 413, TOO_LARGE, prefix="http.response", receive=receive
+            )
 
+        max_pieces = max(MIN_PIECES, limit // 1024 * PIECES_PER_KIB)
         received = 0
+        pieces = 0
         body_done = False
         refusal: tuple[int, str] | None = None
         started = False
 
         async def counted_receive() -> Message:
-            nonlocal received, body_done, refusal
+            nonlocal received, pieces, body_done, refusal
             if refusal:
                 return {"type": "http.disconnect"}
             if body_done:  # Django waiting for a disconnect while the view runs
@@ -147,9 +169,12 @@ class BodyLimit:
                 if message["type"] != "http.request":
                     return message
                 received += len(message.get("body", b""))
+                pieces += 1
                 body_done = not message.get("more_body", False)
                 if received > limit:
                     refusal = (413, TOO_LARGE)
+                elif pieces > max_pieces:
+                    refusal = (400, TOO_SCATTERED)
             if refusal:
                 # As if the client had gone: Django stops reading and drops
                 # the request (RequestAborted) without answering.
@@ -166,7 +191,33 @@ class BodyLimit:
         await self.app(scope, counted_receive, watched_send)
         if refusal and not started:
             status, text = refusal
-            await send_refusal(send, scope, status, text, prefix="http.response")
+            await send_refusal(send, scope, status, text, prefix="http.response", receive=receive)
+
+
+def let_go(receive) -> None:
+    """Take the pieces of a refused body that the server has queued for this
+    request, without waiting for more, so that it can close the connection.
+
+    hypercorn queues at most ``max_app_queue_size`` messages for the
+    application and stops reading the connection while they wait. Once the
+    response's last message is sent, it queues one more
+    (``http.disconnect``) before it closes the connection; with the queue
+    full of a refused body's pieces that message waited forever, and so did
+    the connection (a cold attack left 1,200 of them open, 260 KiB each,
+    after their clients had gone). Taken just before the last message, with
+    nothing run in between, what was queued leaves it room, and the
+    connection closes with at most the queue's pieces read past the refusal.
+    """
+    for _ in range(10_000):  # bounded: the server's queue is much smaller
+        step = receive()
+        if not inspect.iscoroutine(step):
+            return  # not a queue this can look into without waiting
+        try:
+            step.send(None)
+        except StopIteration:
+            continue  # a piece was waiting: taken; look again
+        step.close()  # nothing was waiting: the server has room
+        return
 
 
 def is_credential_post(scope: Scope) -> bool:
@@ -198,6 +249,21 @@ class CredentialDesk:
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope["type"] != "http" or not is_credential_post(scope):
             return await self.app(scope, receive, send)
+        # The whole body first (BodyLimit bounds it): a post whose body
+        # trickles in holds no place, or six slow posts from one address
+        # would keep everyone's log-in out.
+        body: deque[Message] = deque()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left, or BodyLimit refused the body
+            body.append(message)
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return body.popleft() if body else await receive()
+
         at_once = settings.CASINO_HASHES_AT_ONCE if self.at_once is None else self.at_once
         waiting = settings.CASINO_HASHES_WAITING if self.waiting is None else self.waiting
         if self.inside >= at_once:
@@ -216,7 +282,7 @@ class CredentialDesk:
         else:
             self.inside += 1
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, replay, send)
         finally:
             self._leave()
 
@@ -237,7 +303,7 @@ async def send_busy(send, scope: Scope) -> None:
     if accept:
         request.META["HTTP_ACCEPT_LANGUAGE"] = accept.decode("latin-1")
     response = throttle.hashes_busy(request)
-    headers = [(b"content-length", str(len(response.content)).encode()), (b"connection", b"close")]
+    headers = [(b"content-length", str(len(response.content)).encode())]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in response.items()]
     await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
     await send({"type": "http.response.body", "body": response.content})

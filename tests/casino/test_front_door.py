@@ -139,6 +139,38 @@ def test_a_chunked_body_one_byte_over_the_limit_is_refused_without_the_rest(site
         assert time.perf_counter() - started < 1
 
 
+def test_a_refused_chunked_body_does_not_keep_its_connection(site):
+    """A body refused mid-stream leaves nothing behind: the server closes
+    the connection after its 413 while the client still holds its end open
+    (on make run's server such connections once stayed open for good, a
+    quarter of a MiB each, after their clients had gone)."""
+    piece = f"{4096:x}\r\n".encode() + b"a" * 4096 + b"\r\n"
+    with connect(site) as s:
+        s.sendall(post_head(site, "Transfer-Encoding: chunked\r\n"))
+        s.sendall(piece * (LIMIT // 4096 + 40))  # past the limit, no last chunk
+        assert status_within(s, 5) == "413"
+        assert closed_after(s, None, 10) is not None, "the connection was kept open"
+
+
+def test_a_body_in_one_byte_chunks_is_cut_off_after_a_bounded_number_of_them(make_run):
+    """A few thousand one-byte chunks (six bytes on the wire for each byte
+    of body) once cost make run's server seconds of CPU per connection; it
+    now refuses the body after at most 1,024 pieces, with a reason.
+    (The cluster's nginx reads chunked bodies itself.)"""
+    site = make_run
+    pieces = b"1\r\na\r\n" * 4000
+    with connect(site) as s:
+        s.sendall(post_head(site, "Transfer-Encoding: chunked\r\n"))
+        with contextlib.suppress(ConnectionError):
+            s.sendall(pieces)
+        s.settimeout(10)
+        answer = b""
+        while chunk := s.recv(4096):  # to the end: the server closes after its answer
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:60]
+    assert b"too many small pieces" in answer
+
+
 def test_a_chunked_body_of_exactly_the_limit_still_reaches_the_site(site):
     """The limit is the limit: the guard does not refuse a body at it. The
     site reads it all and answers the post itself: a CSRF cookie but no

@@ -306,6 +306,29 @@ async def test_a_waiting_post_whose_client_leaves_gives_its_place_back(blocking_
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
+async def test_a_post_whose_body_trickles_in_holds_no_place_at_the_desk(blocking_pool):
+    """Found by a cold attack: six posts from one address, each sending its
+    body a byte every two seconds, held every place and the whole site's
+    log-ins got "busy". A post is let in (or made to wait) only once its
+    body is all there."""
+    desk = CredentialDesk(django_asgi_app, waiting=0)
+    csrf = await csrf_pass(desk)
+    slow = [HttpCommunicator(desk, "POST", "/accounts/login/", body=b"") for _ in range(3)]
+    for post in slow:
+        await post.send_input({"type": "http.request", "body": b"u", "more_body": True})
+    await asyncio.sleep(0.1)
+    assert desk.inside == 0 and not desk.queue
+
+    player = login_post("mallory-1", csrf, app=desk)
+    await until(lambda: BlockingHasher.started == 1, "the post behind the slow ones never got in")
+    BlockingHasher.hold.set()
+    assert (await asyncio.wait_for(player, 10))["status"] == 200
+    for post in slow:
+        post.future.cancel()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
 async def test_a_post_spelled_in_lower_case_meets_the_desk_too(blocking_pool):
     """The server passes a method on as the client spelled it and Django
     takes "post" for POST: a script cannot walk past the desk that way."""

@@ -249,9 +249,14 @@ class CredentialDesk:
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope["type"] != "http" or not is_credential_post(scope):
             return await self.app(scope, receive, send)
-        # The whole body first (BodyLimit bounds it): a post whose body
-        # trickles in holds no place, or six slow posts from one address
-        # would keep everyone's log-in out.
+        at_once = settings.CASINO_HASHES_AT_ONCE if self.at_once is None else self.at_once
+        waiting = settings.CASINO_HASHES_WAITING if self.waiting is None else self.waiting
+        if self.inside >= at_once and len(self.queue) >= waiting:
+            # Full as it arrives (a flood): refused without reading its body.
+            return await send_busy(send, scope, receive=receive)
+        # Then the whole body (BodyLimit bounds it) before a place is taken
+        # or waited for: a post whose body trickles in holds no place, or
+        # six slow posts from one address would keep everyone's log-in out.
         body: deque[Message] = deque()
         while True:
             message = await receive()
@@ -264,8 +269,6 @@ class CredentialDesk:
         async def replay() -> Message:
             return body.popleft() if body else await receive()
 
-        at_once = settings.CASINO_HASHES_AT_ONCE if self.at_once is None else self.at_once
-        waiting = settings.CASINO_HASHES_WAITING if self.waiting is None else self.waiting
         if self.inside >= at_once:
             if len(self.queue) >= waiting:
                 return await send_busy(send, scope)
@@ -296,16 +299,22 @@ class CredentialDesk:
         self.inside -= 1
 
 
-async def send_busy(send, scope: Scope) -> None:
-    """casino/throttle.py's "site is busy" page, in the client's language."""
+async def send_busy(send, scope: Scope, *, receive=None) -> None:
+    """casino/throttle.py's "site is busy" page, in the client's language.
+    With ``receive``, the request's body was not read: the connection is
+    closed after the page, and its queued pieces let go (``let_go``)."""
     request = HttpRequest()
     accept = header(scope, b"accept-language")
     if accept:
         request.META["HTTP_ACCEPT_LANGUAGE"] = accept.decode("latin-1")
     response = throttle.hashes_busy(request)
     headers = [(b"content-length", str(len(response.content)).encode())]
+    if receive is not None:
+        headers.append((b"connection", b"close"))
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in response.items()]
     await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    if receive is not None:
+        let_go(receive)
     await send({"type": "http.response.body", "body": response.content})
 
 

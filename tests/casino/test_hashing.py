@@ -179,6 +179,22 @@ async def test_a_flood_post_over_the_cap_is_refused_first_under_asgi(held_pool):
     assert b"Please wait a moment and send it again" in response["body"]
 
 
+async def steady_player(make_player) -> str:
+    """A signed-up player's session key (their own sign-up hashed freely;
+    the hash count starts again from 0)."""
+    BlockingHasher.hold.set()
+    player = await database_sync_to_async(make_player)("steady-player")
+    BlockingHasher.hold.clear()
+    BlockingHasher.started = 0
+
+    def session_of_player() -> str:
+        client = Client()
+        client.force_login(player)
+        return client.cookies["sessionid"].value
+
+    return await database_sync_to_async(session_of_player)()
+
+
 async def csrf_pass(app=application) -> tuple[str, str]:
     """A CSRF cookie and its form token, from the log-in page."""
     page = await call("/accounts/login/", app=app)
@@ -247,17 +263,7 @@ async def test_a_login_flood_enters_the_site_one_post_at_a_time(blocking_pool, r
 async def test_a_player_passes_the_desk_while_logins_fill_it(blocking_pool, settings, make_player):
     """The desk holds log-in and sign-up posts only: while it is full, a
     signed-in player's lobby answers."""
-    BlockingHasher.hold.set()
-    player = await database_sync_to_async(make_player)("steady-player")
-    BlockingHasher.hold.clear()
-    BlockingHasher.started = 0
-
-    def session_of_player() -> str:
-        client = Client()
-        client.force_login(player)
-        return client.cookies["sessionid"].value
-
-    session = await database_sync_to_async(session_of_player)()
+    session = await steady_player(make_player)
     csrf = await csrf_pass()
     logins = [login_post("mallory-1", csrf), login_post("mallory-2", csrf)]
     await until(lambda: BlockingHasher.started == 1, "the first post never reached its hash")
@@ -362,17 +368,7 @@ async def test_a_players_page_answers_while_logins_hash(blocking_pool, settings,
     finish after the page has answered."""
     settings.CASINO_HASHES_AT_ONCE = 3
     settings.CASINO_HASHES_WAITING = 0
-    BlockingHasher.hold.set()  # the player's own sign-up hashes freely
-    player = await database_sync_to_async(make_player)("steady-player")
-    BlockingHasher.hold.clear()
-    BlockingHasher.started = 0
-
-    def session_of_player() -> str:
-        client = Client()
-        client.force_login(player)
-        return client.cookies["sessionid"].value
-
-    session = await database_sync_to_async(session_of_player)()
+    session = await steady_player(make_player)
     csrf = await csrf_pass()
     logins = [login_post(f"stranger-{n}", csrf) for n in range(3)]
     for _ in range(WAIT * 100):

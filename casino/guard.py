@@ -85,39 +85,55 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def refusal_text(scope: Scope, message: str) -> bytes:
-    """``message`` in the language the client's Accept-Language asks for,
-    as Django's LocaleMiddleware would choose it (no cookie, no URL prefix)."""
+def language_request(scope: Scope) -> HttpRequest:
+    """A bare request carrying only the client's Accept-Language: what
+    Django's language choice needs (no cookie, no URL prefix)."""
     request = HttpRequest()
     accept = header(scope, b"accept-language")
     if accept:
         request.META["HTTP_ACCEPT_LANGUAGE"] = accept.decode("latin-1")
-    with translation.override(translation.get_language_from_request(request)):
+    return request
+
+
+def refusal_text(scope: Scope, message: str) -> bytes:
+    """``message`` in the language the client's Accept-Language asks for,
+    as Django's LocaleMiddleware would choose it."""
+    language = translation.get_language_from_request(language_request(scope))
+    with translation.override(language):
         return (gettext(message) + "\n").encode()
+
+
+async def send_answer(
+    send,
+    status: int,
+    headers: list[tuple[bytes, bytes]],
+    body: bytes,
+    *,
+    prefix: str = "http.response",
+    receive=None,
+) -> None:
+    """A whole answer from a guard. With ``receive``, the request's body was
+    not read: the connection is closed after the answer (it cannot carry
+    another request), and the pieces of the body that wait for the
+    application are taken just before the last message (``let_go``)."""
+    headers = [(b"content-length", str(len(body)).encode()), *headers]
+    if receive is not None:
+        headers.append((b"connection", b"close"))
+    await send({"type": f"{prefix}.start", "status": status, "headers": headers})
+    if receive is not None:
+        let_go(receive)  # nothing may wait between this and the last message
+    await send({"type": f"{prefix}.body", "body": body})
 
 
 async def send_refusal(
     send, scope: Scope, status: int, message: str, *, prefix: str, receive=None
 ) -> None:
-    """The refusal, then the close. With ``receive``, the pieces of the
-    request's body that wait for the application are taken first (``let_go``)."""
+    """The refusal in the client's language, then the close."""
+    headers = [(b"content-type", b"text/plain; charset=utf-8")]
+    if receive is None:
+        headers.append((b"connection", b"close"))  # the body is never read
     body = refusal_text(scope, message)
-    await send(
-        {
-            "type": f"{prefix}.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-                # The rest of the body is never read: the connection cannot
-                # carry another request.
-                (b"connection", b"close"),
-            ],
-        }
-    )
-    if receive is not None:
-        let_go(receive)  # nothing may wait between this and the last message
-    await send({"type": f"{prefix}.body", "body": body})
+    await send_answer(send, status, headers, body, prefix=prefix, receive=receive)
 
 
 TOO_LARGE = "The request is too large for this site."
@@ -251,7 +267,7 @@ class CredentialDesk:
             return await self.app(scope, receive, send)
         at_once = settings.CASINO_HASHES_AT_ONCE if self.at_once is None else self.at_once
         waiting = settings.CASINO_HASHES_WAITING if self.waiting is None else self.waiting
-        if self.inside >= at_once and len(self.queue) >= waiting:
+        if self._full(at_once, waiting):
             # Full as it arrives (a flood): refused without reading its body.
             return await send_busy(send, scope, receive=receive)
         # Then the whole body (BodyLimit bounds it) before a place is taken
@@ -269,9 +285,9 @@ class CredentialDesk:
         async def replay() -> Message:
             return body.popleft() if body else await receive()
 
+        if self._full(at_once, waiting):
+            return await send_busy(send, scope)  # it filled while the body came
         if self.inside >= at_once:
-            if len(self.queue) >= waiting:
-                return await send_busy(send, scope)
             place: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self.queue.append(place)
             try:
@@ -289,6 +305,10 @@ class CredentialDesk:
         finally:
             self._leave()
 
+    def _full(self, at_once: int, waiting: int) -> bool:
+        """Every place taken, and every waiting place."""
+        return self.inside >= at_once and len(self.queue) >= waiting
+
     def _leave(self) -> None:
         """Hand this place to the next post waiting, or give it back."""
         while self.queue:
@@ -300,22 +320,11 @@ class CredentialDesk:
 
 
 async def send_busy(send, scope: Scope, *, receive=None) -> None:
-    """casino/throttle.py's "site is busy" page, in the client's language.
-    With ``receive``, the request's body was not read: the connection is
-    closed after the page, and its queued pieces let go (``let_go``)."""
-    request = HttpRequest()
-    accept = header(scope, b"accept-language")
-    if accept:
-        request.META["HTTP_ACCEPT_LANGUAGE"] = accept.decode("latin-1")
-    response = throttle.hashes_busy(request)
-    headers = [(b"content-length", str(len(response.content)).encode())]
-    if receive is not None:
-        headers.append((b"connection", b"close"))
-    headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in response.items()]
-    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
-    if receive is not None:
-        let_go(receive)
-    await send({"type": "http.response.body", "body": response.content})
+    """casino/throttle.py's "site is busy" page, in the client's language
+    (``receive``: as ``send_answer``)."""
+    response = throttle.hashes_busy(language_request(scope))
+    headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in response.items()]
+    await send_answer(send, response.status_code, headers, response.content, receive=receive)
 
 
 class SocketsPerAddress:

@@ -1,7 +1,7 @@
 """The front door's ASGI guards, for what no server we measured gives
 (docs/front-door.md): a request body bounded as it streams, a cap on the
-credential posts in the site at once, and a cap on the websockets one client
-address holds open.
+credential posts in the site at once, a cap on the requests in Django at
+once, and a cap on the websockets one client address holds open.
 
 ``BodyLimit``: Django's ASGI handler reads the whole body into a spooled
 file before ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is checked, and none of daphne,
@@ -37,6 +37,21 @@ all there, so slow bodies hold no place. (Django's own middleware cannot refuse
 that early under ASGI: the site's sync-only middleware makes Django run the
 whole chain on a thread.)
 
+``PageSeats``: Django's ASGI handler runs each request's sync code on a
+thread of its own, with no cap on how many, and no server we measured caps
+the application calls it makes at once (uvicorn's ``--limit-concurrency``
+refuses with 503 rather than queueing; gunicorn's threads, the cluster's
+cap, are WSGI only). Every such thread shares the interpreter lock with the
+players' rounds, and the lock goes round the threads that want it: with 15
+page views running, a round got about a sixteenth of it. Under the
+200-address login flood the log-in page's views (9 ms of CPU each, 5 of them
+the ASGI handler's own) stretched the players' rounds from 30-40 to 89-150
+ms at p99. The seats let ``CASINO_PAGES_AT_ONCE`` requests into Django at
+once; ``CASINO_PAGES_WAITING`` more wait on the event loop, those with a
+session cookie first, and any beyond get the busy page at once. A seat is
+taken after the body is in (as at the desk) and given back as the answer
+starts, so a slowly read download holds none.
+
 ``SocketsPerAddress``: one address may hold ``CASINO_SOCKETS_PER_ADDRESS``
 websockets open at once in this process; the next is refused before the
 handshake (429 where the server can send a response to a refused handshake,
@@ -56,11 +71,12 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.http.cookie import parse_cookie
 from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.translation import gettext
 
-from casino import throttle
+from casino import sessions, throttle
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -248,6 +264,71 @@ def is_credential_post(scope: Scope) -> bool:
         return False
 
 
+class Places:
+    """``at_once`` places on one event loop, and who waits for them: in
+    lanes, the first lane's first, each lane in arrival order. A place is
+    handed straight from who leaves to who waits next, so no one overtakes a
+    waiter in between. Nothing here blocks: a wait is a future on the loop."""
+
+    def __init__(self, lanes: int = 1) -> None:
+        self.inside = 0
+        self.lanes: list[deque[asyncio.Future[None]]] = [deque() for _ in range(lanes)]
+
+    def waiting(self) -> int:
+        return sum(len(lane) for lane in self.lanes)
+
+    def full(self, at_once: int, waiting: int, lane: int = 0) -> bool:
+        """Every place taken, and every waiting place in ``lane``."""
+        return self.inside >= at_once and len(self.lanes[lane]) >= waiting
+
+    async def take(self, at_once: int, lane: int = 0) -> None:
+        if self.inside < at_once:
+            self.inside += 1
+            return
+        place: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.lanes[lane].append(place)
+        try:
+            await place  # who leaves hands their place over
+        except asyncio.CancelledError:
+            if place.done() and not place.cancelled():
+                self.leave()  # handed a place as it was cancelled: pass it on
+            else:
+                self.lanes[lane].remove(place)
+            raise
+
+    def leave(self) -> None:
+        """Hand this place to the next one waiting, or give it back."""
+        for lane in self.lanes:
+            while lane:
+                place = lane.popleft()
+                if not place.done():
+                    place.set_result(None)
+                    return
+        self.inside -= 1
+
+
+async def whole_body(receive) -> deque[Message] | None:
+    """The request body's pieces, all of them (BodyLimit bounds them);
+    ``None`` if the client left or the body was refused first."""
+    body: deque[Message] = deque()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        body.append(message)
+        if not message.get("more_body", False):
+            return body
+
+
+def replaying(body: deque[Message], receive):
+    """A ``receive`` that gives the pieces already read, then the client's."""
+
+    async def replay() -> Message:
+        return body.popleft() if body else await receive()
+
+    return replay
+
+
 class CredentialDesk:
     """At most ``at_once`` credential posts in the application at once,
     ``waiting`` more waiting for a place in arrival order, any beyond those
@@ -259,64 +340,92 @@ class CredentialDesk:
         self.app = app
         self.at_once = at_once
         self.waiting = waiting
-        self.inside = 0
-        self.queue: deque[asyncio.Future[None]] = deque()
+        self.places = Places()
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope["type"] != "http" or not is_credential_post(scope):
             return await self.app(scope, receive, send)
         at_once = settings.CASINO_HASHES_AT_ONCE if self.at_once is None else self.at_once
         waiting = settings.CASINO_HASHES_WAITING if self.waiting is None else self.waiting
-        if self._full(at_once, waiting):
+        if self.places.full(at_once, waiting):
             # Full as it arrives (a flood): refused without reading its body.
             return await send_busy(send, scope, receive=receive)
         # Then the whole body (BodyLimit bounds it) before a place is taken
         # or waited for: a post whose body trickles in holds no place, or
         # six slow posts from one address would keep everyone's log-in out.
-        body: deque[Message] = deque()
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client left, or BodyLimit refused the body
-            body.append(message)
-            if not message.get("more_body", False):
-                break
-
-        async def replay() -> Message:
-            return body.popleft() if body else await receive()
-
-        if self._full(at_once, waiting):
+        body = await whole_body(receive)
+        if body is None:
+            return  # the client left, or BodyLimit refused the body
+        if self.places.full(at_once, waiting):
             return await send_busy(send, scope)  # it filled while the body came
-        if self.inside >= at_once:
-            place: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self.queue.append(place)
-            try:
-                await place  # the post leaving hands its place over
-            except asyncio.CancelledError:
-                if place.done() and not place.cancelled():
-                    self._leave()  # handed a place as it was cancelled: pass it on
-                else:
-                    self.queue.remove(place)
-                raise
-        else:
-            self.inside += 1
+        await self.places.take(at_once)
         try:
-            await self.app(scope, replay, send)
+            await self.app(scope, replaying(body, receive), send)
         finally:
-            self._leave()
+            self.places.leave()
 
-    def _full(self, at_once: int, waiting: int) -> bool:
-        """Every place taken, and every waiting place."""
-        return self.inside >= at_once and len(self.queue) >= waiting
 
-    def _leave(self) -> None:
-        """Hand this place to the next post waiting, or give it back."""
-        while self.queue:
-            place = self.queue.popleft()
-            if not place.done():
-                place.set_result(None)
-                return
-        self.inside -= 1
+class PageSeats:
+    """At most ``at_once`` requests inside Django at once (casino/asgi.py,
+        HTTP only), ``waiting`` more waiting on the event loop, any beyond those
+        answered at once with the "site is busy" page (see the module's note).
+        Requests that carry a session cookie are seated before those without
+        one. A seat is taken once the whole body is in and given back when the
+        answer starts (a streamed download that a client reads slowly holds
+        none). ``None``: the settings ``CASINO_PAGES_AT_ONCE`` and
+        ``CASINO_PAGES_WAITING``, read at each request (the seats are at least one
+    more than ``CASINO_HASHES_AT_ONCE``: the log-ins the desk lets in wait for
+    their hash on a seat)."""
+
+    SIGNED_IN, VISITOR = 0, 1
+
+    def __init__(self, app, *, at_once: int | None = None, waiting: int | None = None) -> None:
+        self.app = app
+        self.at_once = at_once
+        self.waiting = waiting
+        self.places = Places(lanes=2)
+
+    async def __call__(self, scope: Scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        at_once = self.at_once
+        if at_once is None:  # never so few that the log-ins hashing hold them all
+            at_once = max(settings.CASINO_PAGES_AT_ONCE, settings.CASINO_HASHES_AT_ONCE + 1)
+        waiting = settings.CASINO_PAGES_WAITING if self.waiting is None else self.waiting
+        lane = self.SIGNED_IN if signed_in(scope) else self.VISITOR
+        if self.places.full(at_once, waiting, lane):
+            return await send_busy(send, scope, receive=receive)
+        body = await whole_body(receive)
+        if body is None:
+            return
+        if self.places.full(at_once, waiting, lane):
+            return await send_busy(send, scope)
+        await self.places.take(at_once, lane)
+        seated = True
+
+        async def seated_send(message: Message) -> None:
+            nonlocal seated
+            if seated and message["type"] == "http.response.start":
+                seated = False
+                self.places.leave()
+            await send(message)
+
+        try:
+            await self.app(scope, replaying(body, receive), seated_send)
+        finally:
+            if seated:
+                self.places.leave()
+
+
+def signed_in(scope: Scope) -> bool:
+    """The request carries the cookie of a session this process has served
+    signed in (casino/sessions.py's ``signed_in_keys``): a made-up cookie,
+    or a visitor's, waits with the visitors."""
+    cookie = header(scope, b"cookie")
+    if not cookie:
+        return False
+    key = parse_cookie(cookie.decode("latin-1")).get(settings.SESSION_COOKIE_NAME)
+    return key is not None and key in sessions.signed_in_keys
 
 
 async def send_busy(send, scope: Scope, *, receive=None) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -118,6 +119,8 @@ class SessionStore(DbSessionStore):
 
     def delete(self, session_key: str | None = None) -> None:
         key = session_key or self.session_key
+        if key:
+            signed_in_keys.discard(key)
         if self.cached and key:
             try:
                 caches[settings.SESSION_CACHE_ALIAS].delete(self._cache_key(key))
@@ -156,6 +159,7 @@ def end_user_sessions(user_id: int) -> list[str]:
     expiry; its user must also be active again within that hour to use it.
     """
     keys = user_session_keys(user_id)
+    signed_in_keys.discard(*keys)
     if keys:
         SessionStore.get_model_class().objects.filter(session_key__in=keys).delete()
         if getattr(settings, "CASINO_SESSION_CACHE", False):
@@ -170,8 +174,42 @@ def _uncache(keys: list[str]) -> None:
         logger.warning("could not drop ended sessions from the cache", exc_info=True)
 
 
+class SignedInKeys:
+    """The keys of the sessions this process has served signed in, the most
+    recent ``most`` of them: ``make run``'s page seats (casino/guard.py) seat
+    a request that carries one before a visitor's, so a made-up session
+    cookie buys no place in that line. A key leaves when its session is
+    deleted (logout, a new key at login, an account's sessions ended); one
+    that merely expires only keeps its place in the line."""
+
+    def __init__(self, most: int = 50_000) -> None:
+        self.most = most
+        self._keys: dict[str, None] = {}
+        self._lock = threading.Lock()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def add(self, key: str) -> None:
+        if key in self._keys:
+            return
+        with self._lock:
+            self._keys[key] = None
+            while len(self._keys) > self.most:
+                del self._keys[next(iter(self._keys))]
+
+    def discard(self, *keys: str) -> None:
+        with self._lock:
+            for key in keys:
+                self._keys.pop(key, None)
+
+
+signed_in_keys = SignedInKeys()
+
+
 class SessionTouchMiddleware:
-    """Restart a session's idle clock when it is more than a minute old.
+    """Restart a session's idle clock when it is more than a minute old, and
+    remember a signed-in session's key (``signed_in_keys``).
 
     Sits just after ``SessionMiddleware`` in ``MIDDLEWARE``, so it answers
     before the session middleware decides whether to save.
@@ -191,4 +229,11 @@ class SessionTouchMiddleware:
             and getattr(session, "idle_clock_stale", bool)()
         ):
             session.modified = True  # the session middleware saves it, with a new expiry
+        if (
+            session is not None
+            and session.accessed  # read already: no query here
+            and session.session_key
+            and SESSION_KEY in session
+        ):
+            signed_in_keys.add(session.session_key)
         return response

@@ -311,6 +311,16 @@ CASINO_HASHES_AT_ONCE = envint(
     "CASINO_HASHES_AT_ONCE", max(1, (os.cpu_count() or 2) // 2), minimum=1
 )
 CASINO_HASHES_WAITING = envint("CASINO_HASHES_WAITING", 4 * CASINO_HASHES_AT_ONCE, minimum=0)
+# Requests inside Django at once in one ``make run`` process (casino/guard.py's
+# PageSeats): Django's ASGI handler gives every request a thread of its own,
+# and all of them share one interpreter lock with the players' rounds, so a
+# flood of page views (each a thread) slowed every round. One more than the
+# hashes at once, so the log-ins hashing never hold every seat; at most
+# CASINO_PAGES_WAITING more wait on the event loop, and any beyond those get
+# the "site is busy" page at once. (The cluster's gunicorn caps its own:
+# workers times threads.)
+CASINO_PAGES_AT_ONCE = envint("CASINO_PAGES_AT_ONCE", CASINO_HASHES_AT_ONCE + 1, minimum=1)
+CASINO_PAGES_WAITING = envint("CASINO_PAGES_WAITING", 64, minimum=0)
 # The hashing threads' nice value (0-19): a hash takes the CPU the players'
 # requests leave. A process already nicer (the cluster's login worker) keeps its own.
 CASINO_HASH_NICE = envint("CASINO_HASH_NICE", 10, minimum=0)

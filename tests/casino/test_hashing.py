@@ -28,8 +28,9 @@ from django.utils.module_loading import import_string
 from casino import hashing
 from casino import settings as project_settings
 from casino.asgi import application, django_asgi_app
-from casino.guard import CredentialDesk
-from tests.casino.test_http_stack import call, cookies
+from casino.guard import CredentialDesk, PageSeats
+from casino.sessions import end_user_sessions, signed_in_keys
+from tests.casino.test_http_stack import HOST, call, cookies
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 BLOCKING = "tests.casino.test_hashing.BlockingHasher"
@@ -292,22 +293,22 @@ async def test_a_waiting_post_whose_client_leaves_gives_its_place_back(blocking_
         desk, "POST", "/accounts/login/", body=b"username=mallory-2&password=guess-1234"
     )
     await second.send_input({"type": "http.request", "body": b"username=mallory-2"})
-    await until(lambda: len(desk.queue) == 1, "the second post is not waiting")
+    await until(lambda: desk.places.waiting() == 1, "the second post is not waiting")
     second.future.cancel()
-    await until(lambda: not desk.queue, "the dropped post still holds its waiting place")
+    await until(lambda: not desk.places.waiting(), "the dropped post still holds its waiting place")
     BlockingHasher.hold.set()
     assert (await asyncio.wait_for(first, 10))["status"] == 200
-    assert desk.inside == 0
+    assert desk.places.inside == 0
 
     BlockingHasher.hold.clear()
     BlockingHasher.started = 0
     again = [login_post(f"mallory-{n}", csrf, app=desk) for n in (4, 5)]
     await until(lambda: BlockingHasher.started == 1, "the next post never got in")
-    await until(lambda: len(desk.queue) == 1, "the one after it is not waiting")
+    await until(lambda: desk.places.waiting() == 1, "the one after it is not waiting")
     BlockingHasher.hold.set()
     answers = await asyncio.wait_for(asyncio.gather(*again), 10)
     assert [a["status"] for a in answers] == [200, 200]
-    assert desk.inside == 0 and not desk.queue
+    assert desk.places.inside == 0 and not desk.places.waiting()
 
 
 @pytest.mark.asyncio
@@ -323,7 +324,7 @@ async def test_a_post_whose_body_trickles_in_holds_no_place_at_the_desk(blocking
     for post in slow:
         await post.send_input({"type": "http.request", "body": b"u", "more_body": True})
     await asyncio.sleep(0.1)
-    assert desk.inside == 0 and not desk.queue
+    assert desk.places.inside == 0 and not desk.places.waiting()
 
     player = login_post("mallory-1", csrf, app=desk)
     await until(lambda: BlockingHasher.started == 1, "the post behind the slow ones never got in")
@@ -347,6 +348,116 @@ async def test_a_post_spelled_in_lower_case_meets_the_desk_too(blocking_pool):
     assert BlockingHasher.started == 1
     BlockingHasher.hold.set()
     assert (await asyncio.wait_for(first, 10))["status"] == 200
+
+
+def paths(started: list) -> list[str]:
+    return [kwargs["scope"]["path"] for kwargs in started]
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_pages_enter_django_a_few_at_a_time_signed_in_players_first(
+    blocking_pool, make_player, requests_started
+):
+    """casino/guard.py's seats, one seat and two waiting places a line:
+    while a log-in holds the seat (its thread waits for its hash), a
+    visitor's page, a page with a made-up session cookie and a signed-in
+    player's lobby wait outside Django, on the event loop, and one more
+    visitor gets the busy page at once. When the seat comes free the
+    player's lobby goes in first, then the others in the order they came."""
+    session = await steady_player(make_player)
+    player_cookie = [(b"cookie", f"sessionid={session}".encode())]
+    seats = PageSeats(django_asgi_app, at_once=1, waiting=2)
+    assert (await call("/", headers=player_cookie, app=seats))["status"] == 200
+    csrf = await csrf_pass(seats)
+    requests_started.clear()
+    login = login_post("mallory-1", csrf, app=seats)
+    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    visitor = asyncio.ensure_future(call("/accounts/signup/", app=seats))
+    await until(lambda: seats.places.waiting() == 1, "the visitor is not waiting")
+    forged = [(b"cookie", b"sessionid=" + b"x" * 32)]
+    forger = asyncio.ensure_future(call("/history/", headers=forged, app=seats))
+    await until(lambda: seats.places.waiting() == 2, "the made-up cookie is not waiting")
+    player = asyncio.ensure_future(call("/", headers=player_cookie, app=seats))
+    await until(lambda: seats.places.waiting() == 3, "the player is not waiting")
+    busy = await asyncio.wait_for(call("/accounts/login/", app=seats), 10)
+    assert busy["status"] == 429
+    assert {k.lower(): v for k, v in busy["headers"]}[b"retry-after"] == b"1"
+    assert paths(requests_started) == ["/accounts/login/"]  # no one else got in
+
+    BlockingHasher.hold.set()
+    answers = await asyncio.wait_for(asyncio.gather(login, player, visitor, forger), 10)
+    assert [a["status"] for a in answers] == [200, 200, 200, 302]
+    assert b'data-testid="header-balance">10,000<' in answers[1]["body"]
+    order = ["/accounts/login/", "/", "/accounts/signup/", "/history/"]
+    assert paths(requests_started) == order
+    assert seats.places.inside == 0 and not seats.places.waiting()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_request_gives_its_seat_back_as_its_answer_starts(blocking_pool, make_player):
+    """A streamed download holds no seat while its client reads it (a slow
+    reader would otherwise keep the seat for as long as it likes), and a
+    request whose body trickles in takes none before its body is all there."""
+    session = await steady_player(make_player)
+    seats = PageSeats(django_asgi_app, at_once=1, waiting=0)
+    trickle = HttpCommunicator(seats, "POST", "/accounts/login/", body=b"")
+    await trickle.send_input({"type": "http.request", "body": b"u", "more_body": True})
+
+    reading = asyncio.Event()
+    answer: list[dict] = []
+
+    pieces = [{"type": "http.request", "body": b""}]
+
+    async def request() -> dict:
+        if pieces:
+            return pieces.pop()
+        await asyncio.Event().wait()  # the client stays; it never sends more
+        raise AssertionError
+
+    async def slow_reader(message: dict) -> None:
+        answer.append(message)
+        if message["type"] == "http.response.body":
+            await reading.wait()  # the client has not read the first piece yet
+
+    scope = {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/history/export.csv",
+        "query_string": b"",
+        "headers": [*HOST, (b"cookie", f"sessionid={session}".encode())],
+        "client": ("127.0.0.1", 50000),
+    }
+    download = asyncio.ensure_future(seats(scope, request, slow_reader))
+    await until(lambda: len(answer) == 2, "the download never started")
+    assert answer[0]["status"] == 200 and not download.done()
+    assert seats.places.inside == 0  # its answer has started: the seat is free
+    page = await asyncio.wait_for(call("/accounts/login/", app=seats), 10)
+    assert page["status"] == 200  # not the busy page: the seat was free
+    reading.set()
+    await asyncio.wait_for(download, 10)
+    assert b"server_seed_hash" in b"".join(m.get("body", b"") for m in answer[1:])
+    trickle.future.cancel()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_waiting_page_whose_client_leaves_gives_its_place_back(blocking_pool):
+    seats = PageSeats(django_asgi_app, at_once=1, waiting=1)
+    csrf = await csrf_pass(seats)
+    login = login_post("mallory-1", csrf, app=seats)
+    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    dropped = HttpCommunicator(seats, "GET", "/accounts/login/", headers=HOST)
+    await dropped.send_input({"type": "http.request", "body": b""})
+    await until(lambda: seats.places.waiting() == 1, "the page is not waiting")
+    dropped.future.cancel()  # as the server does with a request whose client left
+    await until(lambda: not seats.places.waiting(), "the dropped page still holds its place")
+    BlockingHasher.hold.set()
+    assert (await asyncio.wait_for(login, 10))["status"] == 200
+    assert seats.places.inside == 0
 
 
 def test_a_hash_over_the_cap_raises_at_once_without_running(held_pool):
@@ -439,3 +550,25 @@ def test_an_old_hash_is_stored_again_at_the_sites_parameters_at_login(settings, 
         reverse("login"), {"username": "old-timer", "password": "pw-Secret-123"}, **EN
     )
     assert response.status_code == 302
+
+
+@pytest.mark.django_db
+def test_only_a_live_signed_in_session_is_seated_first(make_player):
+    """The page seats' first line takes the sessions this process has served
+    signed in: a player's key after a page, no longer once they log out or
+    an operator ends their sessions (a stolen old cookie waits with the
+    visitors)."""
+    player, other = make_player("seated-1"), make_player("seated-2")
+    clients = []
+    for user in (player, other):
+        client = Client()
+        client.force_login(user)
+        assert client.get("/").status_code == 200
+        clients.append(client)
+    keys = [client.cookies["sessionid"].value for client in clients]
+    assert all(key in signed_in_keys for key in keys)
+
+    clients[0].post("/accounts/logout/")
+    assert keys[0] not in signed_in_keys
+    end_user_sessions(other.pk)
+    assert keys[1] not in signed_in_keys

@@ -367,23 +367,34 @@ class CredentialDesk:
 
 class PageSeats:
     """At most ``at_once`` requests inside Django at once (casino/asgi.py,
-        HTTP only), ``waiting`` more waiting on the event loop, any beyond those
-        answered at once with the "site is busy" page (see the module's note).
-        Requests that carry a session cookie are seated before those without
-        one. A seat is taken once the whole body is in and given back when the
-        answer starts (a streamed download that a client reads slowly holds
-        none). ``None``: the settings ``CASINO_PAGES_AT_ONCE`` and
-        ``CASINO_PAGES_WAITING``, read at each request (the seats are at least one
-    more than ``CASINO_HASHES_AT_ONCE``: the log-ins the desk lets in wait for
-    their hash on a seat)."""
+    HTTP only); the others wait on the event loop in two lines, signed-in
+    players' first (``signed_in``), each with ``waiting`` places, and one
+    client (a signed-in session, or a visitor's address) holds at most
+    ``per_client`` of the places inside and in line. A request beyond any
+    of those gets the "site is busy" page at once (see the module's note).
+    A seat is taken once the whole body is in and given back when the answer
+    starts (a streamed download that a client reads slowly holds none).
+    ``None``: the settings ``CASINO_PAGES_AT_ONCE``, ``CASINO_PAGES_WAITING``
+    and ``CASINO_PAGES_PER_CLIENT``, read at each request (the seats are at
+    least one more than ``CASINO_HASHES_AT_ONCE``: the log-ins the desk lets
+    in wait for their hash on a seat)."""
 
     SIGNED_IN, VISITOR = 0, 1
 
-    def __init__(self, app, *, at_once: int | None = None, waiting: int | None = None) -> None:
+    def __init__(
+        self,
+        app,
+        *,
+        at_once: int | None = None,
+        waiting: int | None = None,
+        per_client: int | None = None,
+    ) -> None:
         self.app = app
         self.at_once = at_once
         self.waiting = waiting
+        self.per_client = per_client
         self.places = Places(lanes=2)
+        self.held: Counter[str] = Counter()  # places inside and in line, by client
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -392,40 +403,56 @@ class PageSeats:
         if at_once is None:  # never so few that the log-ins hashing hold them all
             at_once = max(settings.CASINO_PAGES_AT_ONCE, settings.CASINO_HASHES_AT_ONCE + 1)
         waiting = settings.CASINO_PAGES_WAITING if self.waiting is None else self.waiting
-        lane = self.SIGNED_IN if signed_in(scope) else self.VISITOR
-        if self.places.full(at_once, waiting, lane):
+        per_client = (
+            settings.CASINO_PAGES_PER_CLIENT if self.per_client is None else self.per_client
+        )
+        session = signed_in(scope)
+        lane = self.VISITOR if session is None else self.SIGNED_IN
+        client = session or "address " + str((scope.get("client") or ("",))[0])
+        if self.places.full(at_once, waiting, lane) or self.held[client] >= per_client:
             return await send_busy(send, scope, receive=receive)
         body = await whole_body(receive)
         if body is None:
             return
-        if self.places.full(at_once, waiting, lane):
+        if self.places.full(at_once, waiting, lane) or self.held[client] >= per_client:
             return await send_busy(send, scope)
-        await self.places.take(at_once, lane)
-        seated = True
+        self.held[client] += 1
+        seated, counted = False, True
 
-        async def seated_send(message: Message) -> None:
-            nonlocal seated
-            if seated and message["type"] == "http.response.start":
+        def stand_up() -> None:
+            """Give the seat back (if taken) and the client's place (once)."""
+            nonlocal seated, counted
+            if seated:
                 seated = False
                 self.places.leave()
+            if counted:
+                counted = False
+                self.held[client] -= 1
+                if not self.held[client]:
+                    del self.held[client]
+
+        async def seated_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                stand_up()
             await send(message)
 
         try:
+            await self.places.take(at_once, lane)
+            seated = True
             await self.app(scope, replaying(body, receive), seated_send)
         finally:
-            if seated:
-                self.places.leave()
+            stand_up()
 
 
-def signed_in(scope: Scope) -> bool:
-    """The request carries the cookie of a session this process has served
-    signed in (casino/sessions.py's ``signed_in_keys``): a made-up cookie,
-    or a visitor's, waits with the visitors."""
+def signed_in(scope: Scope) -> str | None:
+    """The key of the session the request's cookie names, if this process
+    has served it signed in (casino/sessions.py's ``signed_in_keys``): a
+    made-up cookie, or a visitor's, waits with the visitors."""
     cookie = header(scope, b"cookie")
     if not cookie:
-        return False
+        return None
     key = parse_cookie(cookie.decode("latin-1")).get(settings.SESSION_COOKIE_NAME)
-    return key is not None and key in sessions.signed_in_keys
+    return key if key is not None and key in sessions.signed_in_keys else None
 
 
 async def send_busy(send, scope: Scope, *, receive=None) -> None:

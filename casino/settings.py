@@ -321,6 +321,11 @@ CASINO_HASHES_WAITING = envint("CASINO_HASHES_WAITING", 4 * CASINO_HASHES_AT_ONC
 # workers times threads.)
 CASINO_PAGES_AT_ONCE = envint("CASINO_PAGES_AT_ONCE", CASINO_HASHES_AT_ONCE + 1, minimum=1)
 CASINO_PAGES_WAITING = envint("CASINO_PAGES_WAITING", 64, minimum=0)
+# Of those places, inside and waiting, one client holds at most this many (a
+# signed-in session, or a visitor's address): a browser opens six connections
+# to a site at most, and one script with a free account filled the players'
+# whole line.
+CASINO_PAGES_PER_CLIENT = envint("CASINO_PAGES_PER_CLIENT", 8, minimum=1)
 # The hashing threads' nice value (0-19): a hash takes the CPU the players'
 # requests leave. A process already nicer (the cluster's login worker) keeps its own.
 CASINO_HASH_NICE = envint("CASINO_HASH_NICE", 10, minimum=0)
@@ -414,6 +419,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = CASINO_MAX_BODY_BYTES
 # household behind one NAT with a few players and tabs, not one machine
 # holding thousands. 0: no cap.
 CASINO_SOCKETS_PER_ADDRESS = envint("CASINO_SOCKETS_PER_ADDRESS", 20, minimum=0)
+# Table sockets one player may hold open at once per server process
+# (games/consumers/session.py): one free account opened 2,000 from 200
+# addresses, ten from each, under the cap above. 0: no cap.
+CASINO_SOCKETS_PER_PLAYER = envint("CASINO_SOCKETS_PER_PLAYER", 20, minimum=0)
 # Messages a table socket takes from its page (games/consumers/limits.py): a
 # few a second on average, bursts of a dozen (fast taps, a peel's answers).
 CASINO_SOCKET_MESSAGES_PER_SECOND = float(os.environ.get("CASINO_SOCKET_MESSAGES_PER_SECOND", "4"))

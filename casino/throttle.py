@@ -33,6 +33,7 @@ hashed for any of them.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Awaitable, Callable
 
@@ -151,13 +152,20 @@ def refused_for_room(request: HttpRequest) -> HttpResponse | None:
     return hashes_busy(request)
 
 
+@functools.lru_cache(maxsize=8)  # a few languages
+def busy_page(language: str) -> str:
+    """The busy page in one of the site's languages, rendered once: it is
+    the same for everyone, and a flood asks for it hundreds of times a
+    second."""
+    with translation.override(language):
+        return render_to_string("registration/hashes_busy.html")
+
+
 def hashes_busy(request: HttpRequest) -> HttpResponse:
     """The 429 for a password hash the pool had no room for: a page of its
     own (the early refusal has no session, user or CSRF token to render the
     site's layout with), so its headers are set here."""
-    with translation.override(translation.get_language_from_request(request)):
-        body = render_to_string("registration/hashes_busy.html")
-    response = HttpResponse(body, status=429)
+    response = HttpResponse(busy_page(translation.get_language_from_request(request)), status=429)
     response["Retry-After"] = str(hashing.RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
     response["Content-Security-Policy"] = "default-src 'none'; style-src 'self'; font-src 'self'"

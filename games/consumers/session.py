@@ -11,7 +11,10 @@ consumer's bases. For a logged-in socket it
   ``CASINO_SOCKET_SESSION_CHECK`` seconds), since an idle session ends with
   no event, and closes the socket once the session is gone or expired;
 * sends nothing once the session has ended, so no push reaches a closed
-  session even if one was already on its way.
+  session even if one was already on its way;
+* refuses the handshake of a player who already holds
+  ``CASINO_SOCKETS_PER_PLAYER`` table sockets in this process (the guard's
+  cap per address does not stop one account using many addresses).
 
 The socket closes with ``SESSION_END_CLOSE_CODE``; the page's next load
 takes the player to the login page.
@@ -23,8 +26,9 @@ import asyncio
 import contextlib
 import datetime as dt
 import uuid
+from collections import Counter
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import structlog
 from channels.consumer import get_handler_name
@@ -62,6 +66,10 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
     session_ended: bool = False
     session_watch: asyncio.Task | None = None
     counted: bool = False  # in casino_open_sockets
+    # Table sockets open in this process, by player; this socket's player
+    # while it holds a place among them.
+    open_by_player: ClassVar[Counter[int]] = Counter()
+    holds_place: int | None = None
 
     @property
     def metrics_game(self) -> str:
@@ -76,10 +84,28 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         # (as django-structlog names an HTTP request).
         structlog.contextvars.bind_contextvars(socket_id=str(uuid.uuid4()), user_id=user_id)
         log.info("socket_connected", path=self.scope.get("path"))
+        cap = settings.CASINO_SOCKETS_PER_PLAYER
+        if user_id is not None and cap and self.open_by_player[user_id] >= cap:
+            log.info("socket_refused", reason="sockets per player", cap=cap)
+            await self.close()  # before the handshake is accepted: refused
+            return
+        if user_id is not None:
+            self.open_by_player[user_id] += 1
+            self.holds_place = user_id
         if user is not None and user_id is not None and key:
             self.session_key = key
             self.groups = [*self.groups, session_group(key), user_group(user.pk)]
         await super().websocket_connect(message)
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:  # however the socket ends, its place goes back
+            if self.holds_place is not None:
+                player, self.holds_place = self.holds_place, None
+                self.open_by_player[player] -= 1
+                if not self.open_by_player[player]:
+                    del self.open_by_player[player]
 
     async def accept(
         self, subprotocol: str | None = None, headers: list[tuple[str, str]] | None = None

@@ -552,6 +552,48 @@ def test_an_old_hash_is_stored_again_at_the_sites_parameters_at_login(settings, 
     assert response.status_code == 302
 
 
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_one_client_holds_only_a_few_places_in_line(blocking_pool, make_player):
+    """Found by a cold attack: a script signed in with a free account sent
+    200 requests at once and filled the players' whole line, so honest
+    players got the busy page. One session holds at most ``per_client``
+    places (inside and waiting); its next request gets the busy page at once
+    while another player's still takes a place and is answered."""
+    seats = PageSeats(django_asgi_app, at_once=1, waiting=8, per_client=2)
+    cookies_of = []
+    for name in ("honest-player", "mallory"):
+        BlockingHasher.hold.set()
+        player = await database_sync_to_async(make_player)(name)
+
+        def session_of(user=player) -> str:
+            client = Client()
+            client.force_login(user)
+            return client.cookies["sessionid"].value
+
+        cookie = [(b"cookie", f"sessionid={await database_sync_to_async(session_of)()}".encode())]
+        assert (await call("/", headers=cookie, app=seats))["status"] == 200  # signed in
+        cookies_of.append(cookie)
+    BlockingHasher.hold.clear()
+    BlockingHasher.started = 0
+    honest, mallory = cookies_of
+
+    csrf = await csrf_pass(seats)
+    login = login_post("stranger", csrf, app=seats)
+    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    flood = [asyncio.ensure_future(call("/", headers=mallory, app=seats)) for _ in range(2)]
+    await until(lambda: seats.places.waiting() == 2, "mallory's two are not waiting")
+    third = await asyncio.wait_for(call("/", headers=mallory, app=seats), 10)
+    assert third["status"] == 429  # mallory's share is taken, the line is not full
+    player = asyncio.ensure_future(call("/", headers=honest, app=seats))
+    await until(lambda: seats.places.waiting() == 3, "the honest player is not waiting")
+
+    BlockingHasher.hold.set()
+    answers = await asyncio.wait_for(asyncio.gather(login, player, *flood), 10)
+    assert [a["status"] for a in answers] == [200, 200, 200, 200]
+    assert not seats.held and seats.places.inside == 0
+
+
 @pytest.mark.django_db
 def test_only_a_live_signed_in_session_is_seated_first(make_player):
     """The page seats' first line takes the sessions this process has served

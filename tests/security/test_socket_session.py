@@ -157,3 +157,25 @@ async def test_saving_a_player_without_a_change_of_credentials_keeps_the_socket(
     await database_sync_to_async(rename)()
     assert await socket.receive_nothing(timeout=0.5)
     await socket.disconnect()
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_one_player_holds_only_so_many_table_sockets(make_player, settings, path):
+    """Found by a cold attack: one free account held 2,000 sockets from 200
+    addresses, ten each, under the cap per address. Past
+    ``CASINO_SOCKETS_PER_PLAYER`` the handshake is refused, from any
+    address and any browser of that player; another player is not held
+    back, and a place comes back once a socket closes."""
+    settings.CASINO_SOCKETS_PER_PLAYER = 2
+    player = await database_sync_to_async(make_player)(chips=100)
+    other = await database_sync_to_async(make_player)(chips=100)
+    browsers = [await database_sync_to_async(browser)(player) for _ in range(2)]
+    held = [await opened(browsers[0], path), await opened(browsers[1], path)]
+    refused, _ = await tab(browsers[1], path).connect(timeout=3)
+    assert not refused
+    someone_else = await opened(await database_sync_to_async(browser)(other), path)
+
+    await held[0].disconnect()
+    again = await opened(browsers[0], path)
+    for socket in (held[1], again, someone_else):
+        await socket.disconnect()

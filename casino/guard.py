@@ -44,11 +44,15 @@ refuses with 503 rather than queueing; gunicorn's threads, the cluster's
 cap, are WSGI only). Every such thread shares the interpreter lock with the
 players' rounds, and the lock goes round the threads that want it: with 15
 page views running, a round got about a sixteenth of it. Under the
-200-address login flood the log-in page's views (9 ms of CPU each, 5 of them
-the ASGI handler's own) stretched the players' rounds from 30-40 to 89-150
-ms at p99. The seats let ``CASINO_PAGES_AT_ONCE`` requests into Django at
-once; ``CASINO_PAGES_WAITING`` more wait on the event loop, those with a
-session cookie first, and any beyond get the busy page at once. A seat is
+200-address login flood the log-in page's views (9 ms of the server's CPU
+each, under 3 of them the view's own) stretched the players' rounds from
+30-40 to 89-150 ms at p99. The seats let ``CASINO_PAGES_AT_ONCE`` requests
+into Django at once. The others wait on the event loop in two lines: the
+sessions this process has served signed in first, then everyone else
+(visitors, and made-up session cookies), each line with
+``CASINO_PAGES_WAITING`` places, one client (a session, or a visitor's
+address) holding at most ``CASINO_PAGES_PER_CLIENT`` places inside and in
+line; a request past any of those gets the busy page at once. A seat is
 taken after the body is in (as at the desk) and given back as the answer
 starts, so a slowly read download holds none.
 
@@ -266,45 +270,61 @@ def is_credential_post(scope: Scope) -> bool:
 
 class Places:
     """``at_once`` places on one event loop, and who waits for them: in
-    lanes, the first lane's first, each lane in arrival order. A place is
-    handed straight from who leaves to who waits next, so no one overtakes a
-    waiter in between. Nothing here blocks: a wait is a future on the loop."""
+    lanes, the first lane's first, each lane in arrival order, a lane
+    holding at most its ``share`` of the places at once (all of them unless
+    told). A place is handed straight from who leaves to who waits next, so
+    no one overtakes a waiter in between. Nothing here blocks: a wait is a
+    future on the loop."""
 
     def __init__(self, lanes: int = 1) -> None:
         self.inside = 0
+        self.at_once = 1
+        self.shares: list[int | None] = [None] * lanes
+        self.held = [0] * lanes  # places inside, by lane
         self.lanes: list[deque[asyncio.Future[None]]] = [deque() for _ in range(lanes)]
 
     def waiting(self) -> int:
         return sum(len(lane) for lane in self.lanes)
 
-    def full(self, at_once: int, waiting: int, lane: int = 0) -> bool:
-        """Every place taken, and every waiting place in ``lane``."""
-        return self.inside >= at_once and len(self.lanes[lane]) >= waiting
+    def _room(self, lane: int) -> bool:
+        share = self.shares[lane]
+        return self.inside < self.at_once and (share is None or self.held[lane] < share)
 
-    async def take(self, at_once: int, lane: int = 0) -> None:
-        if self.inside < at_once:
+    def full(self, at_once: int, waiting: int, lane: int = 0, share: int | None = None) -> bool:
+        """No place for ``lane``, and every waiting place in it taken."""
+        self.at_once, self.shares[lane] = at_once, share
+        return not self._room(lane) and len(self.lanes[lane]) >= waiting
+
+    async def take(self, at_once: int, lane: int = 0, share: int | None = None) -> None:
+        self.at_once, self.shares[lane] = at_once, share
+        if self._room(lane):
             self.inside += 1
+            self.held[lane] += 1
             return
         place: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.lanes[lane].append(place)
         try:
-            await place  # who leaves hands their place over
+            await place  # who leaves hands a place over, counted for this lane
         except asyncio.CancelledError:
             if place.done() and not place.cancelled():
-                self.leave()  # handed a place as it was cancelled: pass it on
+                self.leave(lane)  # handed a place as it was cancelled: pass it on
             else:
                 self.lanes[lane].remove(place)
             raise
 
-    def leave(self) -> None:
-        """Hand this place to the next one waiting, or give it back."""
-        for lane in self.lanes:
-            while lane:
-                place = lane.popleft()
+    def leave(self, lane: int = 0) -> None:
+        """Give this place back, and hand places to whoever waits next and
+        has room."""
+        self.inside -= 1
+        self.held[lane] -= 1
+        for number, waiting in enumerate(self.lanes):
+            while waiting and self._room(number):
+                place = waiting.popleft()
                 if not place.done():
+                    self.inside += 1
+                    self.held[number] += 1
                     place.set_result(None)
                     return
-        self.inside -= 1
 
 
 async def whole_body(receive) -> deque[Message] | None:
@@ -388,8 +408,10 @@ class PageSeats:
         at_once: int | None = None,
         waiting: int | None = None,
         per_client: int | None = None,
+        visitors: int | None = None,
     ) -> None:
         self.app = app
+        self.visitors = visitors
         self.at_once = at_once
         self.waiting = waiting
         self.per_client = per_client
@@ -406,15 +428,19 @@ class PageSeats:
         per_client = (
             settings.CASINO_PAGES_PER_CLIENT if self.per_client is None else self.per_client
         )
+        visitors = self.visitors
+        if visitors is None:  # never fewer than the log-ins the desk lets in
+            visitors = max(settings.CASINO_PAGES_VISITORS_AT_ONCE, settings.CASINO_HASHES_AT_ONCE)
         session = signed_in(scope)
         lane = self.VISITOR if session is None else self.SIGNED_IN
+        share = visitors if session is None else None
         client = session or "address " + str((scope.get("client") or ("",))[0])
-        if self.places.full(at_once, waiting, lane) or self.held[client] >= per_client:
+        if self.places.full(at_once, waiting, lane, share) or self.held[client] >= per_client:
             return await send_busy(send, scope, receive=receive)
         body = await whole_body(receive)
         if body is None:
             return
-        if self.places.full(at_once, waiting, lane) or self.held[client] >= per_client:
+        if self.places.full(at_once, waiting, lane, share) or self.held[client] >= per_client:
             return await send_busy(send, scope)
         self.held[client] += 1
         seated, counted = False, True
@@ -424,7 +450,7 @@ class PageSeats:
             nonlocal seated, counted
             if seated:
                 seated = False
-                self.places.leave()
+                self.places.leave(lane)
             if counted:
                 counted = False
                 self.held[client] -= 1
@@ -437,7 +463,7 @@ class PageSeats:
             await send(message)
 
         try:
-            await self.places.take(at_once, lane)
+            await self.places.take(at_once, lane, share)
             seated = True
             await self.app(scope, replaying(body, receive), seated_send)
         finally:

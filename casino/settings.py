@@ -321,6 +321,12 @@ CASINO_HASHES_WAITING = envint("CASINO_HASHES_WAITING", 4 * CASINO_HASHES_AT_ONC
 # workers times threads.)
 CASINO_PAGES_AT_ONCE = envint("CASINO_PAGES_AT_ONCE", CASINO_HASHES_AT_ONCE + 1, minimum=1)
 CASINO_PAGES_WAITING = envint("CASINO_PAGES_WAITING", 64, minimum=0)
+# Of the seats, visitors (no signed-in session) hold at most this many at once,
+# as many as the hashes at once: a flood of strangers' page views runs on
+# that many threads, and the players' requests take the seat left over.
+CASINO_PAGES_VISITORS_AT_ONCE = envint(
+    "CASINO_PAGES_VISITORS_AT_ONCE", CASINO_HASHES_AT_ONCE, minimum=1
+)
 # Of those places, inside and waiting, one client holds at most this many (a
 # signed-in session, or a visitor's address): a browser opens six connections
 # to a site at most, and one script with a free account filled the players'

@@ -193,7 +193,11 @@ async def steady_player(make_player) -> str:
         client.force_login(player)
         return client.cookies["sessionid"].value
 
-    return await database_sync_to_async(session_of_player)()
+    key = await database_sync_to_async(session_of_player)()
+    # A player who has been playing: this process has served the session
+    # signed in, so the page seats (casino/guard.py) seat it first.
+    assert (await call("/", headers=[(b"cookie", f"sessionid={key}".encode())]))["status"] == 200
+    return key
 
 
 async def csrf_pass(app=application) -> tuple[str, str]:
@@ -550,6 +554,34 @@ def test_an_old_hash_is_stored_again_at_the_sites_parameters_at_login(settings, 
         reverse("login"), {"username": "old-timer", "password": "pw-Secret-123"}, **EN
     )
     assert response.status_code == 302
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_visitors_hold_only_their_share_of_the_seats(
+    blocking_pool, make_player, requests_started
+):
+    """Two seats, visitors' share one: while a stranger's log-in holds a
+    seat (waiting for its hash), another visitor's page waits though a seat
+    is free, and a signed-in player's lobby takes that seat and answers at
+    once. A flood of strangers' pages thus runs on one thread at most."""
+    session = await steady_player(make_player)
+    seats = PageSeats(django_asgi_app, at_once=2, waiting=4, visitors=1)
+    csrf = await csrf_pass(seats)
+    requests_started.clear()
+    login = login_post("stranger", csrf, app=seats)
+    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    visitor = asyncio.ensure_future(call("/accounts/signup/", app=seats))
+    await until(lambda: seats.places.waiting() == 1, "the visitor is not waiting")
+    lobby = await asyncio.wait_for(
+        call("/", headers=[(b"cookie", f"sessionid={session}".encode())], app=seats), 10
+    )
+    assert lobby["status"] == 200 and not visitor.done() and not login.done()
+    BlockingHasher.hold.set()
+    answers = await asyncio.wait_for(asyncio.gather(login, visitor), 10)
+    assert [a["status"] for a in answers] == [200, 200]
+    assert paths(requests_started) == ["/accounts/login/", "/", "/accounts/signup/"]
+    assert seats.places.inside == 0 and seats.places.held == [0, 0]
 
 
 @pytest.mark.asyncio

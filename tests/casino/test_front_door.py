@@ -271,8 +271,9 @@ def test_one_address_cannot_hold_more_sockets_than_the_cap_while_another_gets_in
         with pytest.raises(websocket.WebSocketBadStatusException) as refused:
             open_socket(site, "127.0.0.7", cookie)
         assert refused.value.status_code == 429
-        # Another household is not held up by this one.
-        open_socket(site, "127.0.0.8", cookie).close()
+        # Another household (another player: this one holds as many sockets
+        # as a player may) is not held up by this one.
+        open_socket(site, "127.0.0.8", sign_up(site, "127.0.0.9")).close()
         # A socket closed frees its place.
         held.pop().close()
         deadline = time.monotonic() + 5

@@ -354,6 +354,17 @@ async def test_a_post_spelled_in_lower_case_meets_the_desk_too(blocking_pool):
     assert (await asyncio.wait_for(first, 10))["status"] == 200
 
 
+async def seat_held_by_a_login(seats: PageSeats, started: list | None = None):
+    """A stranger's log-in inside ``seats``, its thread waiting for its hash
+    (``started``: cleared first, so it holds the requests from here on)."""
+    csrf = await csrf_pass(seats)
+    if started is not None:
+        started.clear()
+    login = login_post("stranger", csrf, app=seats)
+    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    return login
+
+
 def paths(started: list) -> list[str]:
     return [kwargs["scope"]["path"] for kwargs in started]
 
@@ -373,10 +384,7 @@ async def test_pages_enter_django_a_few_at_a_time_signed_in_players_first(
     player_cookie = [(b"cookie", f"sessionid={session}".encode())]
     seats = PageSeats(django_asgi_app, at_once=1, waiting=2)
     assert (await call("/", headers=player_cookie, app=seats))["status"] == 200
-    csrf = await csrf_pass(seats)
-    requests_started.clear()
-    login = login_post("mallory-1", csrf, app=seats)
-    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    login = await seat_held_by_a_login(seats, requests_started)
     visitor = asyncio.ensure_future(call("/accounts/signup/", app=seats))
     await until(lambda: seats.places.waiting() == 1, "the visitor is not waiting")
     forged = [(b"cookie", b"sessionid=" + b"x" * 32)]
@@ -451,9 +459,7 @@ async def test_a_request_gives_its_seat_back_as_its_answer_starts(blocking_pool,
 @pytest.mark.django_db(transaction=True)
 async def test_a_waiting_page_whose_client_leaves_gives_its_place_back(blocking_pool):
     seats = PageSeats(django_asgi_app, at_once=1, waiting=1)
-    csrf = await csrf_pass(seats)
-    login = login_post("mallory-1", csrf, app=seats)
-    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    login = await seat_held_by_a_login(seats)
     dropped = HttpCommunicator(seats, "GET", "/accounts/login/", headers=HOST)
     await dropped.send_input({"type": "http.request", "body": b""})
     await until(lambda: seats.places.waiting() == 1, "the page is not waiting")
@@ -567,10 +573,7 @@ async def test_visitors_hold_only_their_share_of_the_seats(
     once. A flood of strangers' pages thus runs on one thread at most."""
     session = await steady_player(make_player)
     seats = PageSeats(django_asgi_app, at_once=2, waiting=4, visitors=1)
-    csrf = await csrf_pass(seats)
-    requests_started.clear()
-    login = login_post("stranger", csrf, app=seats)
-    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    login = await seat_held_by_a_login(seats, requests_started)
     visitor = asyncio.ensure_future(call("/accounts/signup/", app=seats))
     await until(lambda: seats.places.waiting() == 1, "the visitor is not waiting")
     lobby = await asyncio.wait_for(
@@ -610,9 +613,7 @@ async def test_one_client_holds_only_a_few_places_in_line(blocking_pool, make_pl
     BlockingHasher.started = 0
     honest, mallory = cookies_of
 
-    csrf = await csrf_pass(seats)
-    login = login_post("stranger", csrf, app=seats)
-    await until(lambda: BlockingHasher.started == 1, "the log-in never reached its hash")
+    login = await seat_held_by_a_login(seats)
     flood = [asyncio.ensure_future(call("/", headers=mallory, app=seats)) for _ in range(2)]
     await until(lambda: seats.places.waiting() == 2, "mallory's two are not waiting")
     third = await asyncio.wait_for(call("/", headers=mallory, app=seats), 10)

@@ -52,7 +52,10 @@ sessions this process has served signed in first, then everyone else
 (visitors, and made-up session cookies), each line with
 ``CASINO_PAGES_WAITING`` places, one client (a session, or a visitor's
 address) holding at most ``CASINO_PAGES_PER_CLIENT`` places inside and in
-line; a request past any of those gets the busy page at once. A seat is
+line; a request past any of those gets the busy page at once, except that
+when its line is full it takes the place of the newest waiter of the client
+holding the most places, if that client holds at least two more than its
+own (22 free accounts, 8 places each, filled the line of 64). A seat is
 taken after the body is in (as at the desk) and given back as the answer
 starts, so a slowly read download holds none.
 
@@ -268,6 +271,10 @@ def is_credential_post(scope: Scope) -> bool:
         return False
 
 
+class Bumped(Exception):
+    """Another client's request took this waiting place."""
+
+
 class Places:
     """``at_once`` places on one event loop, and who waits for them: in
     lanes, the first lane's first, each lane in arrival order, a lane
@@ -295,7 +302,15 @@ class Places:
         self.at_once, self.shares[lane] = at_once, share
         return not self._room(lane) and len(self.lanes[lane]) >= waiting
 
-    async def take(self, at_once: int, lane: int = 0, share: int | None = None) -> None:
+    async def take(
+        self,
+        at_once: int,
+        lane: int = 0,
+        share: int | None = None,
+        waiting_as: list[asyncio.Future[None]] | None = None,
+    ) -> None:
+        """A place, at once or after a wait (``waiting_as``: a list that
+        holds the wait's future while it lasts, for ``bump``)."""
         self.at_once, self.shares[lane] = at_once, share
         if self._room(lane):
             self.inside += 1
@@ -303,14 +318,24 @@ class Places:
             return
         place: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.lanes[lane].append(place)
+        if waiting_as is not None:
+            waiting_as.append(place)
         try:
             await place  # who leaves hands a place over, counted for this lane
         except asyncio.CancelledError:
             if place.done() and not place.cancelled():
                 self.leave(lane)  # handed a place as it was cancelled: pass it on
-            else:
+            elif place in self.lanes[lane]:
                 self.lanes[lane].remove(place)
             raise
+        finally:
+            if waiting_as is not None and place in waiting_as:
+                waiting_as.remove(place)
+
+    def bump(self, lane: int, place: asyncio.Future[None]) -> None:
+        """Take a waiting place from its waiter, who gets ``Bumped``."""
+        self.lanes[lane].remove(place)
+        place.set_exception(Bumped())
 
     def leave(self, lane: int = 0) -> None:
         """Give this place back, and hand places to whoever waits next and
@@ -417,6 +442,7 @@ class PageSeats:
         self.per_client = per_client
         self.places = Places(lanes=2)
         self.held: Counter[str] = Counter()  # places inside and in line, by client
+        self.waiters: dict[str, list[asyncio.Future[None]]] = {}  # waits in line, by client
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -435,13 +461,20 @@ class PageSeats:
         lane = self.VISITOR if session is None else self.SIGNED_IN
         share = visitors if session is None else None
         client = session or "address " + str((scope.get("client") or ("",))[0])
-        if self.places.full(at_once, waiting, lane, share) or self.held[client] >= per_client:
+        if self.held[client] >= per_client or (
+            self.places.full(at_once, waiting, lane, share) and self._fuller(client) is None
+        ):
             return await send_busy(send, scope, receive=receive)
         body = await whole_body(receive)
         if body is None:
             return
-        if self.places.full(at_once, waiting, lane, share) or self.held[client] >= per_client:
+        if self.held[client] >= per_client:
             return await send_busy(send, scope)
+        if self.places.full(at_once, waiting, lane, share):
+            fuller = self._fuller(client)
+            if fuller is None:
+                return await send_busy(send, scope)
+            self.places.bump(lane, fuller)  # its newest waiter gets the busy page
         self.held[client] += 1
         seated, counted = False, True
 
@@ -456,6 +489,8 @@ class PageSeats:
                 self.held[client] -= 1
                 if not self.held[client]:
                     del self.held[client]
+                if not self.waiters.get(client, True):
+                    del self.waiters[client]
 
         async def seated_send(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -463,11 +498,30 @@ class PageSeats:
             await send(message)
 
         try:
-            await self.places.take(at_once, lane, share)
+            try:
+                await self.places.take(at_once, lane, share, self.waiters.setdefault(client, []))
+            except Bumped:
+                return await send_busy(send, scope)
             seated = True
             await self.app(scope, replaying(body, receive), seated_send)
         finally:
             stand_up()
+
+    def _fuller(self, client: str) -> asyncio.Future[None] | None:
+        """When ``client``'s line is full: the newest wait of the client in
+        that line holding the most places, if it holds at least two more
+        than ``client`` does (so that a few clients cannot hold every
+        place); ``None`` otherwise."""
+        visitor = client.startswith("address ")
+        mine = self.held[client]
+        fuller = [
+            other
+            for other, waits in self.waiters.items()
+            if waits and other.startswith("address ") == visitor and self.held[other] > mine + 1
+        ]
+        if not fuller:
+            return None
+        return self.waiters[max(fuller, key=lambda other: self.held[other])][-1]
 
 
 def signed_in(scope: Scope) -> str | None:

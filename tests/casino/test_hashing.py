@@ -365,6 +365,27 @@ async def seat_held_by_a_login(seats: PageSeats, started: list | None = None):
     return login
 
 
+async def two_signed_in_players(seats: PageSeats, make_player) -> list[list]:
+    """The cookie headers of an honest player and of mallory, both served a
+    page signed in through ``seats`` (so its first line takes them)."""
+    cookies_of = []
+    for name in ("honest-player", "mallory"):
+        BlockingHasher.hold.set()
+        player = await database_sync_to_async(make_player)(name)
+
+        def session_of(user=player) -> str:
+            client = Client()
+            client.force_login(user)
+            return client.cookies["sessionid"].value
+
+        cookie = [(b"cookie", f"sessionid={await database_sync_to_async(session_of)()}".encode())]
+        assert (await call("/", headers=cookie, app=seats))["status"] == 200  # signed in
+        cookies_of.append(cookie)
+    BlockingHasher.hold.clear()
+    BlockingHasher.started = 0
+    return cookies_of
+
+
 def paths(started: list) -> list[str]:
     return [kwargs["scope"]["path"] for kwargs in started]
 
@@ -596,22 +617,7 @@ async def test_one_client_holds_only_a_few_places_in_line(blocking_pool, make_pl
     places (inside and waiting); its next request gets the busy page at once
     while another player's still takes a place and is answered."""
     seats = PageSeats(django_asgi_app, at_once=1, waiting=8, per_client=2)
-    cookies_of = []
-    for name in ("honest-player", "mallory"):
-        BlockingHasher.hold.set()
-        player = await database_sync_to_async(make_player)(name)
-
-        def session_of(user=player) -> str:
-            client = Client()
-            client.force_login(user)
-            return client.cookies["sessionid"].value
-
-        cookie = [(b"cookie", f"sessionid={await database_sync_to_async(session_of)()}".encode())]
-        assert (await call("/", headers=cookie, app=seats))["status"] == 200  # signed in
-        cookies_of.append(cookie)
-    BlockingHasher.hold.clear()
-    BlockingHasher.started = 0
-    honest, mallory = cookies_of
+    honest, mallory = await two_signed_in_players(seats, make_player)
 
     login = await seat_held_by_a_login(seats)
     flood = [asyncio.ensure_future(call("/", headers=mallory, app=seats)) for _ in range(2)]
@@ -625,6 +631,29 @@ async def test_one_client_holds_only_a_few_places_in_line(blocking_pool, make_pl
     answers = await asyncio.wait_for(asyncio.gather(login, player, *flood), 10)
     assert [a["status"] for a in answers] == [200, 200, 200, 200]
     assert not seats.held and seats.places.inside == 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_full_line_makes_room_for_a_player_holding_fewer_places(blocking_pool, make_player):
+    """Found by a third cold attack: 22 free accounts, 8 places each, filled
+    the players' whole line. When the line is full, a newcomer takes the
+    place of the newest waiter of the client holding the most places (at
+    least two more than the newcomer's): that waiter gets the busy page and
+    the honest player waits their turn."""
+    seats = PageSeats(django_asgi_app, at_once=1, waiting=3, per_client=8)
+    honest, mallory = await two_signed_in_players(seats, make_player)
+    login = await seat_held_by_a_login(seats)
+    flood = [asyncio.ensure_future(call("/", headers=mallory, app=seats)) for _ in range(3)]
+    await until(lambda: seats.places.waiting() == 3, "mallory's three are not waiting")
+    player = asyncio.ensure_future(call("/", headers=honest, app=seats))
+    bumped = await asyncio.wait_for(flood[2], 10)
+    assert bumped["status"] == 429  # mallory's newest gave its place up
+    await until(lambda: seats.places.waiting() == 3, "the honest player is not waiting")
+    BlockingHasher.hold.set()
+    answers = await asyncio.wait_for(asyncio.gather(login, player, *flood[:2]), 10)
+    assert [a["status"] for a in answers] == [200, 200, 200, 200]
+    assert not seats.held and not seats.waiters and seats.places.inside == 0
 
 
 @pytest.mark.django_db

@@ -323,7 +323,7 @@ class Places:
         try:
             await place  # who leaves hands a place over, counted for this lane
         except asyncio.CancelledError:
-            if place.done() and not place.cancelled():
+            if place.done() and not place.cancelled() and place.exception() is None:
                 self.leave(lane)  # handed a place as it was cancelled: pass it on
             elif place in self.lanes[lane]:
                 self.lanes[lane].remove(place)

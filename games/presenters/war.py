@@ -14,11 +14,12 @@ import uuid
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from games.cards import Card, server_seed_hash
@@ -26,7 +27,13 @@ from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
 from games.models import Profile, Round, Table, TableVersion
 from games.money import decimal_pays
-from games.presenters.common import chip_colour, chip_label, chip_views, settled_kind
+from games.presenters.common import (
+    chip_colour,
+    chip_label,
+    chip_views,
+    fragment_memo,
+    settled_kind,
+)
 from games.selectors import war as war_selectors
 from games.services import account as account_service
 from games.services import rounds
@@ -109,12 +116,12 @@ def _to_one(multiplier: Decimal) -> str:
     return _("%(n)s to 1") % {"n": f"{(multiplier - 1).normalize():f}"}
 
 
-def stake_views(
-    rnd: Round | None, *, chips: Sequence[int], version: TableVersion
-) -> list[dict[str, Any]]:
-    """The three spots on the felt: TIE BONUS, ANTE, RAISE. With a round they
-    hold its stakes (and, once settled, each one's result); without one they
-    are empty and the browser draws the bet being built on them."""
+def stake_views(rnd: Round | None, *, chips: Sequence[int], version: TableVersion) -> SafeString:
+    """The three spots on the felt, drawn: TIE BONUS, ANTE, RAISE. With a
+    round they hold its stakes (and, once settled, each one's result);
+    without one they are empty and the browser draws the bet being built on
+    them. Each distinct spot is drawn once per language (``spots_html``): a
+    table shows the same few stakes and results round after round."""
     pays = decimal_pays(version.pays)
     paid = {
         "tie_bet": pays.get("tie_bet", Decimal("11")),
@@ -122,22 +129,48 @@ def stake_views(
         "raise": pays.get("raise", Decimal("2")),
     }
     decision = rnd.detail.get("decision") if rnd is not None else None
-    views = []
+    keys = []
     for area in SPOTS:
         bet = int(rnd.bets.get(area, 0)) if rnd is not None else 0
         returned = rnd.returns.get(area) if rnd is not None else None
-        views.append(
-            {
-                "area": area,
-                "id": SPOT_IDS[area],
-                "label": AREA_LABELS[area],
-                "pays": _to_one(paid[area]),
-                "bet": bet,
-                "stack": stake_stack(chips, bet),
-                **_spot_result(area, bet, None if returned is None else int(returned), decision),
-            }
+        keys.append(
+            SpotKey(
+                area,
+                paid[area],
+                bet,
+                None if returned is None else int(returned),
+                decision,
+                tuple(chips),
+            )
         )
-    return views
+    return spots_html(keys)
+
+
+class SpotKey(NamedTuple):
+    """All a spot on the felt is drawn from."""
+
+    area: str
+    paid: Decimal  # its total-return multiplier
+    bet: int
+    returned: int | None  # None: not settled
+    decision: str | None  # the tie's decision, if any
+    chips: tuple[int, ...]  # the table's chip values
+
+
+def spot_view(key: SpotKey) -> dict[str, Any]:
+    """A spot as templates/war/table.html#spot reads it."""
+    return {
+        "area": key.area,
+        "id": SPOT_IDS[key.area],
+        "label": AREA_LABELS[key.area],
+        "pays": _to_one(key.paid),
+        "bet": key.bet,
+        "stack": stake_stack(key.chips, key.bet),
+        **_spot_result(key.area, key.bet, key.returned, key.decision),
+    }
+
+
+spots_html = fragment_memo(TEMPLATE, "spot", "spot", maxsize=4096, view=spot_view)
 
 
 def round_view(

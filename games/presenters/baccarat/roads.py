@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from django.urls import get_script_prefix
-from django.utils.translation import gettext as _
 
 from games.presenters.baccarat.board import TEMPLATE
 from games.presenters.common import (
@@ -78,6 +77,25 @@ road_html = fragment_memo("baccarat/road_cells.html", "cell", "c", maxsize=32768
 history_head = fragment_memo(TEMPLATE, "history_head", "script_prefix", maxsize=16)
 
 
+def history_line(key: tuple[int, str, int, int]) -> dict[str, str]:
+    """A score history line as the template reads it: text (a number would
+    go through localize(), several times the cost of a string)."""
+    seq, winner, player_total, banker_total = key
+    return {
+        "seq": str(seq),
+        "winner": winner,
+        "player_total": str(player_total),
+        "banker_total": str(banker_total),
+    }
+
+
+# The score history shows the latest rounds at every round's end: all but
+# the newest line were drawn the round before.
+history_lines_html = fragment_memo(
+    TEMPLATE, "history_line", "line", maxsize=16384, view=history_line
+)
+
+
 def _pairs(cell: Any) -> str:
     return (" pp" if cell.player_pair else "") + (" bp" if cell.banker_pair else "")
 
@@ -98,11 +116,11 @@ class AskButton:
     """An Ask button and the derived marks it would add (shown on the button)."""
 
     side: str
-    label: str
-    marks: list[tuple[str, str]]  # (road class: eye | small | roach, colour)
+    marks: tuple[tuple[str, str], ...]  # (road class: eye | small | roach, colour)
 
 
 DERIVED_CLASSES = (("big_eye_boy", "eye"), ("small_road", "small"), ("cockroach_pig", "roach"))
+ask_buttons_html = fragment_memo(TEMPLATE, "ask_button", "b", maxsize=256)
 
 
 class RoadsView:
@@ -114,18 +132,11 @@ class RoadsView:
         self.rounds = window.rounds
         self.percentages = window.percentages
         self.history = window.history
-        # Dicts of text for the template loop: a key is found at the first
-        # try, and a number is printed through localize() (several times the
-        # cost of a string; the same digits without a thousand separator).
-        self.history_lines = [
-            {
-                "seq": str(line.seq),
-                "winner": line.winner,
-                "player_total": str(line.player_total),
-                "banker_total": str(line.banker_total),
-            }
-            for line in window.history
-        ]
+        # A line is the same from round to round but for the newest: each
+        # distinct line is drawn once (history_lines_html).
+        self.history_html = history_lines_html(
+            (line.seq, line.winner, line.player_total, line.banker_total) for line in window.history
+        )
         self.ask = window.ask
         self.bead_plate = window.bead_plate
         self.big_road = window.big_road
@@ -136,18 +147,19 @@ class RoadsView:
         self.big_eye_boy_html = self._derived("big_eye_boy")
         self.small_road_html = self._derived("small_road")
         self.cockroach_pig_html = self._derived("cockroach_pig")
-        self.ask_buttons = [
+        # Two buttons with at most three marks each: a few dozen distinct
+        # ones, each drawn once (ask_buttons_html).
+        self.ask_html = ask_buttons_html(
             AskButton(
                 side,
-                _("Ask P") if side == "player" else _("Ask B"),
-                [
+                tuple(
                     (css, marks[name].colour)
                     for name, css in DERIVED_CLASSES
                     if marks.get(name) is not None
-                ],
+                ),
             )
             for side, marks in window.ask.items()
-        ]
+        )
 
     @property
     def history_head(self) -> str:

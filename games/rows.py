@@ -1,5 +1,5 @@
 """Model instances from one row read in plain SQL, without a raw queryset,
-and one row stored the same way.
+and one row stored the same way; the cursor those statements run on.
 
 The reads every round makes (the table, the locked profile) are single
 rows by a key. ``Model.objects.raw`` works out, for every query, which
@@ -13,7 +13,8 @@ converted as a queryset converts it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any, TypeVar
 
@@ -23,6 +24,33 @@ from django.db.models import Model
 M = TypeVar("M", bound=Model)
 
 Converter = Callable[[Any, Any, Any], Any]
+
+
+@contextmanager
+def plain_cursor(using: str = "default") -> Iterator[Any]:
+    """A cursor for a plain statement, closed after the block.
+
+    On PostgreSQL, psycopg's cursor as Django creates it (its time zone
+    included), with Django's checks (a broken transaction refuses it) and
+    its errors (``IntegrityError`` and the rest are Django's), without the
+    wrapper. Django's own cursor when anything watches the queries (a test
+    counting them, ``DEBUG``, an ``execute_wrapper``) or on SQLite, whose
+    wrapper turns ``%s`` into its own placeholders.
+    """
+    db = connections[using]
+    if db.vendor != "postgresql" or db.queries_logged or db.execute_wrappers:
+        with db.cursor() as wrapped:
+            yield wrapped
+        return
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    db.validate_no_broken_transaction()
+    with db.wrap_database_errors:
+        raw = db.create_cursor()
+        try:
+            yield raw
+        finally:
+            raw.close()
 
 
 @cache
@@ -87,12 +115,12 @@ def insert(obj: Model, using: str = "default") -> None:
     connection = connections[using]
     sql, fields, returning = _insert_sql(model, using)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, values)
+    with plain_cursor(using) as statement:
+        statement.execute(sql, values)
         if returning:
-            obj.pk = cursor.fetchone()[0]
+            obj.pk = statement.fetchone()[0]
         else:
             pk_column = model._meta.pk.column if model._meta.pk is not None else "id"
-            obj.pk = connection.ops.last_insert_id(cursor, model._meta.db_table, pk_column)
+            obj.pk = connection.ops.last_insert_id(statement, model._meta.db_table, pk_column)
     obj._state.adding = False
     obj._state.db = using

@@ -31,6 +31,7 @@ from django.db import connection
 
 from games.baccarat import roads as road_core
 from games.models import Round, Table
+from games.rows import plain_cursor
 
 ROWS = road_core.ROWS
 
@@ -115,7 +116,7 @@ def recent_rounds(*, user: User, table: Table, limit: int) -> list[RoadRound]:
     if limit % ROWS:
         raise ValueError("the window must be whole bead-plate columns")
     rounds = connection.ops.quote_name(Round._meta.db_table)
-    with connection.cursor() as cursor:
+    with plain_cursor() as cursor:
         cursor.execute(
             "SELECT seq, winner, player_pair, banker_pair,"  # noqa: S608 - names are ours
             " detail ->> 'player_total', detail ->> 'banker_total'"

@@ -52,7 +52,7 @@ def _table_select() -> str:
 
 def game_table(slug: str, game: str) -> Table:
     """The table, with its current version; 404 when it does not exist."""
-    with connection.cursor() as cursor:
+    with rows.plain_cursor() as cursor:
         cursor.execute(_table_select(), [slug, game])
         row = cursor.fetchone()
     if row is None:

@@ -154,7 +154,7 @@ def lock_wallet(user: User) -> LockedWallet:
     (bench: 0.33 ms against 0.09 ms of CPU).
     """
     table = connection.ops.quote_name(Wallet._meta.db_table)
-    with connection.cursor() as cursor:
+    with rows.plain_cursor() as cursor:
         cursor.execute(
             f"SELECT id, balance FROM {table} WHERE user_id = %s{_for_update()}",  # noqa: S608 - names are ours
             [user.pk],
@@ -199,7 +199,7 @@ def lock_profile(user: User, *, table: Table, slip_key: str) -> LockedProfile:
     params: list[int | str] = [
         user.pk, table.pk, user.pk, slip_key, user.pk, table.pk, str(Round.Status.OPEN), user.pk,
     ]  # fmt: skip
-    with connection.cursor() as cursor:
+    with rows.plain_cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -231,7 +231,7 @@ def take_seeds(profile: Profile) -> Seeds:
     profile.next_server_seed = new_server_seed_hex()
     profile.nonce += 1
     table = connection.ops.quote_name(Profile._meta.db_table)
-    with connection.cursor() as cursor:
+    with rows.plain_cursor() as cursor:
         cursor.execute(
             f"UPDATE {table} SET next_server_seed = %s, nonce = %s WHERE id = %s",  # noqa: S608 - names are ours
             [seal(profile.next_server_seed), profile.nonce, profile.pk],

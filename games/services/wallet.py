@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from games.cards import new_server_seed
 from games.errors import GameError, InsufficientChips
 from games.models import UNITS_PER_CHIP, AuditEntry, LedgerEntry, Profile, Round, Wallet
+from games.rows import plain_cursor
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def _append_entries(
     params: list[Any] = []
     for kind, amount, after, reason in rows:
         params += [wallet_id, kind, amount, after, round_id, reason, actor_id, now]
-    with connection.cursor() as cursor:
+    with plain_cursor() as cursor:
         cursor.execute(f"INSERT INTO {table} ({columns}) VALUES {values}", params)  # noqa: S608 - names are ours
 
 
@@ -115,7 +116,7 @@ def _move(wallet_id: int, *, delta: int, debits: int) -> int | None:
     """
     table = connection.ops.quote_name(Wallet._meta.db_table)
     now = connection.ops.adapt_datetimefield_value(timezone.now())
-    with connection.cursor() as cursor:
+    with plain_cursor() as cursor:
         cursor.execute(
             f"UPDATE {table} SET balance = balance + %s, updated_at = %s "  # noqa: S608 - names are ours
             "WHERE id = %s AND balance >= %s RETURNING balance",

@@ -480,6 +480,10 @@ if not DEBUG:
 # every query's answer waits for it, so more threads mostly wait for each
 # other. HTTP scales with gunicorn's processes (HTTP_WORKERS in the cluster).
 CASINO_SOCKET_THREADS = envint("CASINO_SOCKET_THREADS", 1, minimum=1)
+# Connections to Redis each socket worker's event loop opens at most for the
+# reveal marks and socket counts (games/services/reveal_marks.py); a write
+# past them waits for one.
+CASINO_SOCKET_REDIS_CONNECTIONS = envint("CASINO_SOCKET_REDIS_CONNECTIONS", 50, minimum=1)
 # Amounts are in chips here; the wallet stores minor units (1 chip = 100).
 CASINO_STARTING_CHIPS = envint("CASINO_STARTING_CHIPS", 10_000, minimum=0)
 CASINO_DAILY_TOPUP_CHIPS = envint("CASINO_DAILY_TOPUP_CHIPS", 1_000, minimum=0)

@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 SOCKETS_TTL = 24 * 3600
 
 _ENCODE = RedisSerializer()
+POOL_WAIT = 10  # seconds a mark or a count waits for one of the pool's connections
 
 # One asyncio Redis client per event loop (daphne has one).
 _redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
@@ -46,10 +47,21 @@ _redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
 
 
 def _redis() -> Any:
+    """This loop's client. Its pool waits for a free connection rather than
+    refusing: a worker's sockets closing all at once (a restart, the end of
+    a load test) once asked for over a hundred at the same moment, and
+    redis-py's default pool refused the rest ("Too many connections"), so
+    their counts stayed up and every round of those players was pushed
+    through the channel layer for nobody."""
     loop = asyncio.get_running_loop()
     client = _redis_clients.get(loop)
     if client is None:
-        client = _redis_clients[loop] = aioredis.from_url(settings.REDIS_URL)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            settings.REDIS_URL,
+            max_connections=settings.CASINO_SOCKET_REDIS_CONNECTIONS,
+            timeout=POOL_WAIT,
+        )
+        client = _redis_clients[loop] = aioredis.Redis(connection_pool=pool)
     return client
 
 

@@ -1,0 +1,39 @@
+"""A worker's table sockets closing all at once (a restart, the end of a
+busy evening) each count themselves out: none is left counted, so no
+player's rounds are pushed through the channel layer for a tab that is gone.
+
+On Redis (the engine stage) the counts go through the event loop's own
+client, whose pool is smaller here than the sockets closing."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from django.core.cache import cache
+
+from games.services import reveal_marks
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def small_pool(settings):
+    settings.CASINO_SOCKET_REDIS_CONNECTIONS = 2
+    reveal_marks._redis_clients.clear()  # a client with the small pool
+    yield
+    reveal_marks._redis_clients.clear()
+
+
+async def test_sockets_closing_at_once_all_count_themselves_out(small_pool, caplog):
+    players = range(900_001, 900_151)  # more than redis-py's default pool (100)
+    await asyncio.gather(*(reveal_marks.socket_opened(p, "baccarat-classic") for p in players))
+    await asyncio.gather(*(reveal_marks.socket_opened(p, "baccarat-classic") for p in players))
+    await asyncio.gather(*(reveal_marks.socket_closed(p, "baccarat-classic") for p in players))
+    await asyncio.gather(*(reveal_marks.socket_closed(p, "baccarat-classic") for p in players))
+    counts = [cache.get(reveal_marks.sockets_key(p, "baccarat-classic")) for p in players]
+    assert counts == [0] * len(players)
+    assert not [r for r in caplog.records if "could not count" in r.getMessage()]
+    assert not reveal_marks.others_open(players[0], "baccarat-classic")
+    for p in players:
+        cache.delete(reveal_marks.sockets_key(p, "baccarat-classic"))

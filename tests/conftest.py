@@ -27,6 +27,7 @@ from django.utils import translation
 
 from games.models import LedgerEntry, Table
 from games.presets import WAR_PAYS
+from games.selectors.roads import forget_kept_rounds
 from games.services.tables import create_presets, snapshot_version
 from games.services.wallet import Posting, open_account, post
 from tests.make_run import free_port, make_run_command, serving
@@ -49,6 +50,15 @@ def english_messages():
 
     with translation.override("en"):
         yield
+
+
+@pytest.fixture(autouse=True)
+def fresh_road_rows():
+    """No road rows kept from another test: its rolled-back rounds' ids and
+    seqs come again in this one."""
+    forget_kept_rounds()
+    yield
+    forget_kept_rounds()
 
 
 _DB_FIXTURES = {

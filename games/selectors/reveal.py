@@ -127,6 +127,7 @@ REVEAL_FIELDS = (
     "cards",
     "detail",
     "winner",
+    "seq",  # the roads through it (selectors.roads.rounds_through)
     "player_pair",
     "banker_pair",
 )

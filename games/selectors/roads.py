@@ -22,6 +22,8 @@ more rounds than it shows, so the columns on screen are far from that start.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -103,18 +105,19 @@ class RoadWindow:
     ask: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def recent_rounds(*, user: User, table: Table, limit: int) -> list[RoadRound]:
-    """At most ``limit`` latest rounds (oldest first), starting on a bead column.
+# A stored round as the roads read it: (seq, winner, player_pair,
+# banker_pair, player_total, banker_total), the totals as text or numbers.
+Row = tuple[Any, ...]
 
-    ``limit`` must be a multiple of 6.
+
+def _latest_rows(*, player_id: int, table_id: int, limit: int) -> tuple[Row, ...]:
+    """The player's ``limit`` latest rounds at the table, newest first.
 
     Plain SQL (as ``services.rounds.lock_wallet``): this runs at every round's
     end, and building and compiling the ORM's query each time cost about
     twice the statement itself. ``->>`` reads a total as text on PostgreSQL
     and as a number on SQLite (3.38+); both read as ints below.
     """
-    if limit % ROWS:
-        raise ValueError("the window must be whole bead-plate columns")
     rounds = connection.ops.quote_name(Round._meta.db_table)
     with plain_cursor() as cursor:
         cursor.execute(
@@ -122,9 +125,15 @@ def recent_rounds(*, user: User, table: Table, limit: int) -> list[RoadRound]:
             " detail ->> 'player_total', detail ->> 'banker_total'"
             f" FROM {rounds} WHERE player_id = %s AND table_id = %s"
             " ORDER BY seq DESC LIMIT %s",
-            [user.pk, table.pk, limit],
+            [player_id, table_id, limit],
         )
-        rows = cursor.fetchall()
+        return tuple(cursor.fetchall())
+
+
+def _from_rows(rows: Sequence[Row], limit: int) -> list[RoadRound]:
+    """The window of ``rows`` (newest first): oldest first, from a bead column."""
+    if limit % ROWS:
+        raise ValueError("the window must be whole bead-plate columns")
     if not rows:
         return []
     last = rows[0][0]
@@ -135,6 +144,63 @@ def recent_rounds(*, user: User, table: Table, limit: int) -> list[RoadRound]:
         for seq, winner, pp, bp, pt, bt in reversed(rows)
         if seq >= start and winner
     ]
+
+
+def recent_rounds(*, user: User, table: Table, limit: int) -> list[RoadRound]:
+    """At most ``limit`` latest rounds (oldest first), starting on a bead column.
+
+    ``limit`` must be a multiple of 6."""
+    if limit % ROWS:
+        raise ValueError("the window must be whole bead-plate columns")
+    return _from_rows(_latest_rows(player_id=user.pk, table_id=table.pk, limit=limit), limit)
+
+
+# The rows the last result step of each (player, table) read or made, kept
+# by this process: the next round's result is those rows and itself, when it
+# follows them (its seq the next one), without reading them again. Rounds
+# are never deleted and a stored round's road fields never change, so rows
+# that end one before a round are the rows a read would give. Any other
+# round between (another tab's, on another process) breaks the chain, and
+# the rows are read.
+_KEPT: OrderedDict[tuple[Any, ...], tuple[Row, ...]] = OrderedDict()
+KEPT_MOST = 4096  # players x tables kept; the least recent go first
+_kept_lock = threading.Lock()
+
+
+def forget_kept_rounds() -> None:
+    """Drop every kept row."""
+    with _kept_lock:
+        _KEPT.clear()
+
+
+def rounds_through(rnd: Round, *, limit: int) -> list[RoadRound]:
+    """The window ending with ``rnd``, a round just stored: from the rows
+    kept at its player's previous round here when ``rnd`` follows them,
+    else read."""
+    # The player's sign-up time too: a test database hands a new player the
+    # id (and the seqs) of one it rolled back.
+    key = (rnd.player_id, rnd.player.date_joined, rnd.table_id)
+    with _kept_lock:
+        kept = _KEPT.pop(key, None)
+    if kept and kept[0][0] == rnd.seq - 1:
+        detail = rnd.detail or {}
+        row = (
+            rnd.seq,
+            rnd.winner,
+            rnd.player_pair,
+            rnd.banker_pair,
+            detail.get("player_total"),
+            detail.get("banker_total"),
+        )
+        rows = (row, *kept[: limit - 1])
+    else:
+        rows = _latest_rows(player_id=rnd.player_id, table_id=rnd.table_id, limit=limit)
+    if rows and rows[0][0] == rnd.seq:  # nothing later stored yet: worth keeping
+        with _kept_lock:
+            _KEPT[key] = rows
+            while len(_KEPT) > KEPT_MOST:
+                _KEPT.popitem(last=False)
+    return _from_rows(rows, limit)
 
 
 def _history(rounds: Sequence[RoadRound], limit: int) -> list[ScoreLine]:
@@ -196,11 +262,17 @@ def _window(rounds: Sequence[RoadRound], cols: dict[str, int], history: int) -> 
     )
 
 
-def table_roads(*, user: User, table: Table, before_seq: int | None = None) -> RoadWindow:
+def table_roads(
+    *, user: User, table: Table, before_seq: int | None = None, through: Round | None = None
+) -> RoadWindow:
     """The five roads with their ask cells, and LAST 60 GAMES, for the table
     screen (and the reveal's last step, every round). With ``before_seq``:
-    without that round and later ones (a round whose reveal is unfinished)."""
-    rounds = recent_rounds(user=user, table=table, limit=TABLE_ROUNDS)
+    without that round and later ones (a round whose reveal is unfinished).
+    With ``through``, a round just stored: up to it (``rounds_through``)."""
+    if through is not None:
+        rounds = rounds_through(through, limit=TABLE_ROUNDS)
+    else:
+        rounds = recent_rounds(user=user, table=table, limit=TABLE_ROUNDS)
     if before_seq is not None:
         rounds = [r for r in rounds if r.seq < before_seq]
     return _window(rounds, TABLE_COLS, HISTORY_ROUNDS)

@@ -100,7 +100,7 @@ def result_step(rnd: Round, *, table: Table, limits: BetLimits | None = None) ->
     with the table's ``limits``, the slip's limits and REBET at the balance
     after the round too (BET's answer gave them at the balance after the
     stakes, before any card was seen)."""
-    roads = road_selectors.table_roads(user=rnd.player, table=table)
+    roads = road_selectors.table_roads(user=rnd.player, table=table, through=rnd)
     context = result_context(rnd, table=table, roads=roads)
     if limits is not None:
         context.update(after_round(limits, rnd))

@@ -22,6 +22,7 @@ more rounds than it shows, so the columns on screen are far from that start.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -163,7 +164,17 @@ def recent_rounds(*, user: User, table: Table, limit: int) -> list[RoadRound]:
 # round between (another tab's, on another process) breaks the chain, and
 # the rows are read.
 _KEPT: OrderedDict[tuple[Any, ...], tuple[Row, ...]] = OrderedDict()
-KEPT_MOST = 4096  # players x tables kept; the least recent go first
+# Players x tables kept, the least recent dropped first: a player's rows are
+# about 14 KB (120 rows of small ints, shared flags and a shared winner).
+KEPT_MOST = 2048
+
+
+def _compact(row: Row) -> Row:
+    """A row as kept: numbers as ints, the winner's name shared."""
+    seq, winner, pp, bp, pt, bt = row
+    return (int(seq), sys.intern(winner or ""), bool(pp), bool(bp), int(pt or 0), int(bt or 0))
+
+
 _kept_lock = threading.Lock()
 
 
@@ -192,9 +203,10 @@ def rounds_through(rnd: Round, *, limit: int) -> list[RoadRound]:
             detail.get("player_total"),
             detail.get("banker_total"),
         )
-        rows = (row, *kept[: limit - 1])
+        rows = (_compact(row), *kept[: limit - 1])
     else:
-        rows = _latest_rows(player_id=rnd.player_id, table_id=rnd.table_id, limit=limit)
+        read = _latest_rows(player_id=rnd.player_id, table_id=rnd.table_id, limit=limit)
+        rows = tuple(_compact(row) for row in read)
     if rows and rows[0][0] == rnd.seq:  # nothing later stored yet: worth keeping
         with _kept_lock:
             _KEPT[key] = rows

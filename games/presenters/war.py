@@ -116,7 +116,7 @@ def _to_one(multiplier: Decimal) -> str:
     return _("%(n)s to 1") % {"n": f"{(multiplier - 1).normalize():f}"}
 
 
-def stake_views(rnd: Round | None, *, chips: Sequence[int], version: TableVersion) -> SafeString:
+def stakes_html(rnd: Round | None, *, chips: Sequence[int], version: TableVersion) -> SafeString:
     """The three spots on the felt, drawn: TIE BONUS, ANTE, RAISE. With a
     round they hold its stakes (and, once settled, each one's result);
     without one they are empty and the browser draws the bet being built on
@@ -225,7 +225,7 @@ def round_view(
         # The result shows once the last card has landed.
         "reveal_delay": f"{(landed + flight) if landed is not None else 0:.2f}",
         "deal_time": f"{flight:.2f}",
-        "stakes": stake_views(rnd, chips=chips, version=rnd.version),
+        "stakes_html": stakes_html(rnd, chips=chips, version=rnd.version),
     }
     if len(cards) >= WAR_CARD_COUNT:
         view["burns"] = [
@@ -341,7 +341,7 @@ def table_context(
     return {
         "table": table,
         "chips": chip_views(table.chips),
-        "empty_stakes": stake_views(None, chips=table.chips, version=version),
+        "empty_stakes_html": stakes_html(None, chips=table.chips, version=version),
         "fast": profile.fast_play,
         "version": version,
         "rv": round_view,

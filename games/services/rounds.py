@@ -40,7 +40,7 @@ from games.services import metrics, play_safe
 from games.services.faults import maybe_fail
 from games.services.push import push
 from games.services.tables import snapshot_version
-from games.services.wallet import Posting, new_server_seed_hex, post
+from games.services.wallet import Posting, new_server_seed_hex, post_round
 
 SLIP_KEY_MAX = 64
 
@@ -214,13 +214,14 @@ def lock_profile(user: User, *, table: Table, slip_key: str) -> LockedProfile:
     )
 
 
-def take_seeds(profile: Profile) -> Seeds:
+def next_seeds(profile: Profile) -> Seeds:
     """Use the committed server seed for this round and commit the next one.
 
     ``profile`` is the player's, locked (``lock_profile``). The player saw
     ``sha256(next_server_seed)`` before betting; after this call the profile
-    holds a fresh seed (and its hash is what the table shows for the next
-    round) and the nonce has moved on by one.
+    (in memory) holds a fresh seed (its hash is what the table shows for the
+    next round) and the nonce has moved on by one. ``seeds_update`` is the
+    statement that stores them, run with the round's (``wallet.post_round``).
     """
     seeds = Seeds(
         server_seed=profile.next_server_seed,
@@ -230,13 +231,16 @@ def take_seeds(profile: Profile) -> Seeds:
     )
     profile.next_server_seed = new_server_seed_hex()
     profile.nonce += 1
-    table = connection.ops.quote_name(Profile._meta.db_table)
-    with rows.plain_cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET next_server_seed = %s, nonce = %s WHERE id = %s",  # noqa: S608 - names are ours
-            [seal(profile.next_server_seed), profile.nonce, profile.pk],
-        )
     return seeds
+
+
+def seeds_update(profile: Profile) -> tuple[str, list[Any]]:
+    """The UPDATE that stores the profile's next seed (sealed) and nonce."""
+    table = connection.ops.quote_name(Profile._meta.db_table)
+    return (
+        f"UPDATE {table} SET next_server_seed = %s, nonce = %s WHERE id = %s",  # noqa: S608 - names are ours
+        [seal(profile.next_server_seed), profile.nonce, profile.pk],
+    )
 
 
 def round_max_bet(
@@ -570,7 +574,8 @@ def _place(
         balance=wallet.balance,
         open_round=locked.open_round,
     )
-    seeds = take_seeds(profile)
+    # Stored with the round, in its statement (wallet.post_round).
+    seeds = next_seeds(profile)
     now = now or timezone.now()
     dealt = dealer.deal(
         stakes=stakes, seeds=seeds, version=version, balance=wallet.balance, now=now
@@ -606,11 +611,17 @@ def _place(
         settled_at=now if settled else None,
         decision_deadline=dealt.decision_deadline,
     )
-    # The whole round is decided before it is stored: one INSERT, then the
-    # ledger rows that point at it.
-    rows.insert(rnd)
+    # The whole round is decided before it is stored: the next seed, the
+    # round, the chips and the ledger rows that point at it, in one
+    # statement on PostgreSQL.
+    posted = post_round(
+        wallet_id=wallet.pk,
+        balance=wallet.balance,
+        postings=dealt.postings,
+        round=rnd,
+        with_round=[seeds_update(profile)],
+    )
     structlog.contextvars.bind_contextvars(round_id=rnd.pk)
-    posted = post(wallet_id=wallet.pk, postings=dealt.postings, round=rnd)
     maybe_fail(f"{dealer.game}.after_debit")
     if posted != expected:  # impossible while the wallet is locked; never store a lie
         raise GameError(_("The round could not be settled. Nothing was taken."), code="fault")

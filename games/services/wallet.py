@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from games.cards import new_server_seed
 from games.errors import GameError, InsufficientChips
 from games.models import UNITS_PER_CHIP, AuditEntry, LedgerEntry, Profile, Round, Wallet
-from games.rows import plain_cursor
+from games.rows import insert, insert_statement, plain_cursor, stored
 
 
 @dataclass(frozen=True)
@@ -58,18 +58,92 @@ def post(
     balance_after = _move(wallet_id, delta=delta, debits=debits)
     if balance_after is None:
         raise InsufficientChips(_("Not enough chips for this bet."))
-    running = balance_after - delta
-    rows = []
-    for p in postings:
-        running += p.amount
-        rows.append((p.kind, p.amount, running, p.reason[:255]))
     _append_entries(
         wallet_id,
-        rows,
+        _entry_rows(postings, balance_after - delta),
         round_id=None if round is None else round.pk,
         actor_id=None if actor is None else actor.pk,
     )
     return balance_after
+
+
+def _entry_rows(postings: Sequence[Posting], balance: int) -> list[tuple[str, int, int, str]]:
+    """The ledger rows (kind, amount, balance after, reason) of postings
+    applied in order to ``balance``."""
+    rows = []
+    for p in postings:
+        balance += p.amount
+        rows.append((p.kind, p.amount, balance, p.reason[:255]))
+    return rows
+
+
+def post_round(
+    *,
+    wallet_id: int,
+    balance: int,
+    postings: Sequence[Posting],
+    round: Round,
+    with_round: Sequence[tuple[str, Sequence[Any]]] = (),
+) -> int:
+    """Store a new round and apply its postings: ``post``'s UPDATE and
+    ledger rows and the round's INSERT (and the statements ``with_round``,
+    such as the profile's next seed) as one statement on PostgreSQL, which
+    runs them all or none; one after another elsewhere. Returns the balance
+    after and gives ``round`` its id.
+
+    ``balance`` is the wallet's balance under the caller's lock
+    (``rounds.lock_wallet``): the ledger rows' balances are worked out from
+    it, and the UPDATE still refuses a debit the balance does not cover.
+
+    One statement in place of four: a round's writes cost 0.36 ms of client
+    CPU and 0.28 ms of PostgreSQL's as four, 0.20 and 0.18 as one
+    (docs/scaling.md).
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("wallet.post_round must run inside transaction.atomic")
+    postings = [p for p in postings if p.amount != 0]
+    if connection.vendor != "postgresql" or not postings:
+        for sql, params in with_round:
+            with plain_cursor() as cursor:
+                cursor.execute(sql, params)
+        insert(round)
+        return post(wallet_id=wallet_id, postings=postings, round=round)
+    debits = -sum(p.amount for p in postings if p.amount < 0)
+    delta = sum(p.amount for p in postings)
+    quote = connection.ops.quote_name
+    insert_sql, insert_params = insert_statement(round)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    entries = _entry_rows(postings, balance)
+    parts = [f"extra{i} AS ({sql})" for i, (sql, _params) in enumerate(with_round)]
+    params: list[Any] = [p for _sql, extra in with_round for p in extra]
+    parts.append(f"r AS ({insert_sql})")
+    params += insert_params
+    parts.append(
+        f"w AS (UPDATE {quote(Wallet._meta.db_table)} "  # noqa: S608 - names are ours
+        "SET balance = balance + %s, updated_at = %s "
+        "WHERE id = %s AND balance >= %s RETURNING balance)"
+    )
+    params += [delta, now, wallet_id, debits]
+    columns = ", ".join(quote(c) for c in _ENTRY_COLUMNS)
+    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(entries))
+    # The rows in the postings' order (the ledger's ids follow it), and only
+    # once the wallet's UPDATE took the chips (no row from w: no entries).
+    parts.append(
+        f"l AS (INSERT INTO {quote(LedgerEntry._meta.db_table)} ({columns}) "  # noqa: S608 - names are ours
+        f"SELECT %s, v.kind, v.amount, v.after, r.{quote('id')}, v.reason, NULL, %s "
+        f"FROM r, w, (VALUES {values}) AS v(n, kind, amount, after, reason) ORDER BY v.n)"
+    )
+    params += [wallet_id, now]
+    for n, (kind, amount, after, reason) in enumerate(entries):
+        params += [n, kind, amount, after, reason]
+    sql = f"WITH {', '.join(parts)} SELECT r.{quote('id')}, w.balance FROM r LEFT JOIN w ON TRUE"  # noqa: S608 - names are ours
+    with plain_cursor() as cursor:
+        cursor.execute(sql, params)
+        round_id, balance_after = cursor.fetchone()
+    if balance_after is None:  # the transaction is rolled back: the round goes with it
+        raise InsufficientChips(_("Not enough chips for this bet."))
+    stored(round, round_id)
+    return int(balance_after)
 
 
 _ENTRY_COLUMNS = (

@@ -103,9 +103,9 @@ def post_round(
         raise RuntimeError("wallet.post_round must run inside transaction.atomic")
     postings = [p for p in postings if p.amount != 0]
     if connection.vendor != "postgresql" or not postings:
-        for sql, params in with_round:
+        for statement, values in with_round:
             with plain_cursor() as cursor:
-                cursor.execute(sql, params)
+                cursor.execute(statement, values)
         insert(round)
         return post(wallet_id=wallet_id, postings=postings, round=round)
     debits = -sum(p.amount for p in postings if p.amount < 0)
@@ -115,7 +115,7 @@ def post_round(
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     entries = _entry_rows(postings, balance)
     parts = [f"extra{i} AS ({sql})" for i, (sql, _params) in enumerate(with_round)]
-    params: list[Any] = [p for _sql, extra in with_round for p in extra]
+    params: list[Any] = [value for _sql, values in with_round for value in values]
     parts.append(f"r AS ({insert_sql})")
     params += insert_params
     parts.append(

@@ -163,9 +163,6 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.casino",
             ],
-            # {% load i18n %} is Django's library with constant messages kept
-            # per language once rendered (casino/templatetags/kept_i18n.py).
-            "libraries": {"i18n": "casino.templatetags.kept_i18n"},
         },
     },
 ]

@@ -4,10 +4,9 @@ rendered once per language and kept.
 A constant message's output depends only on the language and on whether
 the template escapes: the tag's node keeps it per (language, autoescape).
 Every other form of the tag (a variable, a filter, ``as``, ``context``,
-``noop``) and every other tag of the library are Django's own. The
-template engine loads this module under the label ``i18n``
-(``TEMPLATES`` ``OPTIONS["libraries"]``), so ``{% load i18n %}`` needs no
-change.
+``noop``) and every other tag of the library are Django's own. The site's
+templates load it as ``{% load kept_i18n %}`` in place of ``i18n``
+(tests/casino/test_kept_i18n.py checks that each does).
 
 Why: a socket round renders about forty constant messages (the reveal's
 steps, the answer fragments); each cost 5-9 microseconds through

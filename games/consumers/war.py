@@ -34,6 +34,7 @@ from typing import Any, cast
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.contrib.auth.models import User
+from django.http import Http404
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -43,7 +44,7 @@ from games.consumers.limits import MessageBudget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
-from games.models import Game, Table
+from games.models import Table
 from games.presenters import war as presenter
 from games.presenters.refusals import play_safe_refusal
 from games.selectors import war as war_selectors
@@ -64,8 +65,11 @@ def _deadline(user_id: int, slug: str) -> dt.datetime | None:
 
 
 @in_thread
-def _is_war_table(slug: str) -> bool:
-    return Table.objects.filter(slug=slug, game=Game.WAR).exists()
+def _war_table(slug: str) -> Table | None:
+    try:
+        return war_table(slug)
+    except Http404:
+        return None
 
 
 @dataclass(frozen=True)
@@ -94,9 +98,12 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         self.language = scope_language(dict(self.scope))
         self.budget = MessageBudget.from_settings()
         self.slug: str = self.scope["url_route"]["kwargs"]["slug"]
-        if not await _is_war_table(self.slug):
+        # Names the table for DEAL (each round reads its row again).
+        table = await _war_table(self.slug)
+        if table is None:
             await self.close()  # no such War table (a Baccarat table's name, say)
             return
+        self.table: Table = table
         self.group: str = war_service.group_name(user.pk)
         self.timer: asyncio.Task | None = None
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -138,11 +145,10 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             return Answer(session_over=True)
         with translation.override(self.language):
             try:
-                table = war_table(self.slug)
                 if message["action"] == "deal":
                     placed = war_service.play(
                         user=self.user,
-                        table=table,
+                        table=self.table,  # read again in the round's own transaction
                         ante=bet_amount(message.get("ante")),
                         tie_bet=bet_amount(message.get("tie_bet")),
                         slip_key=text_field(message, "slip_key"),
@@ -153,7 +159,9 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                         placed.profile,
                         0,
                     )
+                    table = rnd.table  # as the round read it
                 else:
+                    table = war_table(self.slug)
                     round_id = _round_id(message.get("round_id"))
                     if round_id is None:
                         raise GameError(_("There is no such round."), code="missing")

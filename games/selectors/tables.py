@@ -8,12 +8,15 @@ version comes from ``table_version``, a memo of this process: a version is
 an immutable row (a paytable or limit change makes a new one), so a version
 once read never changes. The table's row is read every time, so closing a
 table or publishing a version takes effect on the next request, in every
-process.
+process. A table's socket reads it once as it opens; each of its rounds
+reads the row again with the wallet's lock (``services.rounds.lock_wallet_at``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from django.db import connection
 from django.db.models.signals import post_save
@@ -57,6 +60,12 @@ def game_table(slug: str, game: str) -> Table:
         row = cursor.fetchone()
     if row is None:
         raise Http404("No such table.")
+    return table_from_row(row)
+
+
+def table_from_row(row: Sequence[Any]) -> Table:
+    """The table from its columns as ``rows.columns(Table)`` lists them
+    (first in ``row``), with its current version."""
     table = rows.instance(Table, row)
     if table.current_version_id is not None:
         table.current_version = table_version(table.current_version_id)

@@ -35,7 +35,7 @@ from games.models import UNITS_PER_CHIP, Profile, Round, Table, TableVersion, Wa
 from games.money import bet_step
 from games.sealing import seal
 from games.selectors.players import profile_for, wallet_for
-from games.selectors.tables import table_version
+from games.selectors.tables import table_from_row, table_version
 from games.services import metrics, play_safe
 from games.services.faults import maybe_fail
 from games.services.push import push
@@ -119,7 +119,11 @@ class Placed:
 
 def require_open(table: Table) -> None:
     if not table.enabled:
-        raise TableClosed(_("This table is closed. Please choose another table in the lobby."))
+        raise _closed()
+
+
+def _closed() -> TableClosed:
+    return TableClosed(_("This table is closed. Please choose another table in the lobby."))
 
 
 def current_version(table: Table) -> TableVersion:
@@ -144,6 +148,32 @@ class LockedWallet:
 def _for_update() -> str:
     # SQLite has no row locks: its IMMEDIATE transactions serialise writers.
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
+
+
+def lock_wallet_at(user: User, table: Table) -> tuple[LockedWallet, Table]:
+    """The player's wallet, locked for the rest of the transaction, and
+    ``table`` as its row is now, in one statement: a round reads the table
+    in its own transaction (closing a table or publishing a version counts
+    from the next round on) without a statement of its own. ``table`` only
+    names the table: a socket may hold one read when it opened.
+
+    A table no longer there is refused as closed.
+    """
+    wallets = connection.ops.quote_name(Wallet._meta.db_table)
+    tables = connection.ops.quote_name(Table._meta.db_table)
+    lock = " FOR UPDATE OF w" if connection.features.has_select_for_update_of else _for_update()
+    with rows.plain_cursor() as cursor:
+        cursor.execute(
+            f"SELECT w.id, w.balance, {rows.columns(Table, 't')} "  # noqa: S608 - names are ours
+            f"FROM {wallets} w LEFT JOIN {tables} t ON t.id = %s WHERE w.user_id = %s{lock}",
+            [table.pk, user.pk],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Wallet.DoesNotExist(f"player {user.pk} has no wallet")
+    if row[2] is None:
+        raise _closed()
+    return LockedWallet(pk=int(row[0]), balance=int(row[1])), table_from_row(row[2:])
 
 
 def lock_wallet(user: User) -> LockedWallet:
@@ -543,6 +573,7 @@ def place_round(
 def _replayed(existing: Round, *, user: User, table: Table, dealer: Dealer) -> Placed:
     if existing.table_id != table.pk or existing.game != dealer.game:
         raise BetRefused(dealer.stale_slip, code="slip")
+    existing.table = table
     return Placed(existing, wallet_for(user).balance, profile_for(user), replayed=True)
 
 
@@ -556,8 +587,9 @@ def _place(
     now: dt.datetime | None,
     started: float,
 ) -> Placed:
+    # The table as it is now (``table`` may be a socket's older read).
+    wallet, table = lock_wallet_at(user, table)
     require_open(table)
-    wallet = lock_wallet(user)
     # Under the wallet lock a racing request with the same slip has either
     # committed its round (found here) or not started.
     locked = lock_profile(user, table=table, slip_key=slip_key)

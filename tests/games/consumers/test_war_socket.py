@@ -24,7 +24,8 @@ from django.urls import reverse
 from casino.asgi import application
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
-from games.models import Profile, Round
+from games.models import UNITS_PER_CHIP, Profile, Round, Table
+from games.services.tables import save_table, table_snapshot
 from games.war.rules import first_cards_tied
 from tests.games.consumers.conftest import books
 from tests.seeds import find_seed
@@ -224,3 +225,42 @@ async def test_a_flood_of_deals_is_refused_in_the_players_language_then_cut_off(
         pass
     assert output["code"] == MessageBudget.CLOSE_CODE
     assert await books(player) == (START, 0, player.start_rows)
+
+
+@database_sync_to_async
+def operator_edits(slug: str, **fields) -> Table:
+    table = Table.objects.get(slug=slug)
+    before = table_snapshot(table)
+    for name, value in fields.items():
+        setattr(table, name, value)
+    return save_table(table=table, actor=None, before=before)
+
+
+@database_sync_to_async
+def latest_round(user) -> Round:
+    return Round.objects.filter(player=user).latest("pk")
+
+
+async def test_the_operators_changes_reach_a_socket_already_open_at_its_next_deal(player):
+    """The socket reads the table once as it opens; every DEAL reads it again
+    in the round's transaction, so a lower MAX BET, a new version and a
+    closed table all count from the next DEAL on that socket."""
+    socket, _ = await open_tab(player)
+    await say(socket, action="deal", slip_key="before", ante="50", tie_bet="")
+    first = await latest_round(player)
+    edited = await operator_edits("casino-war", max_bet=20 * UNITS_PER_CHIP)
+    refused = await say(socket, action="deal", slip_key="over", ante="50", tie_bet="")
+    assert "max bet" in MESSAGE.search(refused).group(1).lower()
+    assert not ROUND.search(refused)
+    after = await say(socket, action="deal", slip_key="after", ante="10", tie_bet="")
+    assert ROUND.search(after), after
+    second = await latest_round(player)
+    assert second.version_id == edited.current_version_id != first.version_id
+    await operator_edits("casino-war", enabled=False)
+    closed = await say(socket, action="deal", slip_key="closed", ante="10", tie_bet="")
+    assert "This table is closed" in MESSAGE.search(closed).group(1)
+    assert (await latest_round(player)).pk == second.pk
+    balance, count, _ = await books(player)
+    assert count == 2
+    assert balance == START - sum(r.total_bet - r.total_return for r in (first, second))
+    await socket.disconnect()

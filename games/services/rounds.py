@@ -179,9 +179,10 @@ def lock_wallet_at(user: User, table: Table) -> tuple[LockedWallet, Table]:
 def lock_wallet(user: User) -> LockedWallet:
     """The player's wallet, locked for the rest of the transaction.
 
-    Plain SQL (as ``wallet._move``): this and ``lock_profile`` run on every
-    round, and the ORM's query building cost four times the statement itself
-    (bench: 0.33 ms against 0.09 ms of CPU).
+    Plain SQL (as ``wallet._move``): a War decision and the start of a
+    break take it; a round takes ``lock_wallet_at``. The ORM's query
+    building cost four times the statement itself (bench: 0.33 ms against
+    0.09 ms of CPU).
     """
     table = connection.ops.quote_name(Wallet._meta.db_table)
     with rows.plain_cursor() as cursor:

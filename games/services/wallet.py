@@ -92,7 +92,7 @@ def post_round(
     after and gives ``round`` its id.
 
     ``balance`` is the wallet's balance under the caller's lock
-    (``rounds.lock_wallet``): the ledger rows' balances are worked out from
+    (``rounds.lock_wallet_at``): the ledger rows' balances are worked out from
     it, and the UPDATE still refuses a debit the balance does not cover.
 
     One statement in place of four: a round's writes cost 0.36 ms of client

@@ -114,8 +114,9 @@ class SessionStore(DbSessionStore):
             )
             if not updated:  # deleted meanwhile (logged out in another tab)
                 raise UpdateError
+        self.stored_expiry = self.get_expiry_date()
         if self.cached:
-            self._cache_put(self._get_session(), self.get_expiry_date())  # type: ignore[attr-defined]
+            self._cache_put(self._get_session(), self.stored_expiry)  # type: ignore[attr-defined]
 
     def delete(self, session_key: str | None = None) -> None:
         key = session_key or self.session_key

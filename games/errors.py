@@ -16,6 +16,13 @@ class GameError(Exception):
             self.code = code
 
 
+class SessionEnded(Exception):
+    """The session a table socket plays under is gone or expired (a logout,
+    a login that replaced it, an expiry) when its round came to be placed:
+    nothing was played, and the socket closes. Not a refusal the player
+    reads: the page's next load takes them to the login page."""
+
+
 class InsufficientChips(GameError):
     code = "balance"
 

@@ -43,7 +43,7 @@ from games.consumers.language import scope_language
 from games.consumers.limits import MessageBudget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
-from games.errors import GameError
+from games.errors import GameError, SessionEnded
 from games.models import Game, Profile, Table
 from games.presenters import baccarat as presenter
 from games.presenters.baccarat import CLIENT_ACTIONS, Pause, RevealStep
@@ -238,7 +238,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     def _play(self, message: dict[str, Any]) -> BetAnswer:
         """The pipeline, as the HTTP BET runs it, and the reveal's steps
         rendered from the round it returns."""
-        session = self.fresh_session()
+        session = self.session_for_round()
         if session is None:
             return BetAnswer("", session_over=True)
         with translation.override(self.language):
@@ -257,13 +257,17 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     slip_key=text_field(message, "slip_key"),
                     squeeze=wish,
                     notify_sockets=others_open(self.user.pk, self.slug),
+                    session_key=self.session_key,
                 )
+            except SessionEnded:
+                return BetAnswer("", session_over=True)
             except GameError as exc:
                 return BetAnswer(presenter.refused_answer(exc))
             except Exception:
                 # Everything after the debit ran in one transaction, now rolled back.
                 logger.exception("BET failed at table %s", self.slug)
                 return BetAnswer(presenter.refused_answer(str(presenter.FAILED)))
+            self.session_seen(placed.session_expiry)
             rnd = placed.round
             table = rnd.table  # as the round read it
             limits = service.bet_limits(

@@ -10,6 +10,13 @@ consumer's bases. For a logged-in socket it
 * re-reads the session when it expires (and every
   ``CASINO_SOCKET_SESSION_CHECK`` seconds), since an idle session ends with
   no event, and closes the socket once the session is gone or expired;
+* checks the session at every BET and DEAL in the round's own lock
+  (``rounds.place_round(session_key=...)``: the stored row, unexpired), so a
+  logout or expiry whose push did not reach the socket still plays nothing,
+  and keeps the copy of the session it read for what a round reads of it
+  (the squeeze's state), read again when the squeeze view says it changed
+  (``session.changed``) or to restart its idle clock (once a minute of play,
+  as a request does);
 * sends nothing once the session has ended, so no push reaches a closed
   session even if one was already on its way;
 * refuses the handshake of a player who already holds
@@ -27,6 +34,7 @@ import contextlib
 import datetime as dt
 import uuid
 from collections import Counter
+from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, ClassVar
 
@@ -40,6 +48,7 @@ from django.contrib.sessions.backends.base import SessionBase, UpdateError
 from django.utils import timezone
 
 from casino import metrics
+from casino.sessions import SessionStore
 from casino.sockets import session_group, user_group
 
 if TYPE_CHECKING:
@@ -59,6 +68,15 @@ def stored_expiry(session_key: str) -> dt.datetime | None:
     )
 
 
+@dataclass(frozen=True)
+class HeldSession:
+    """The session as a socket last read it, and the count of changes the
+    socket had heard of then (``SessionBoundSocket.session_changes``)."""
+
+    store: SessionBase
+    changes: int
+
+
 class SessionBoundSocket(AsyncWebsocketConsumer):
     """Base of the table consumers, before ``AsyncWebsocketConsumer`` (see the module docstring)."""
 
@@ -70,6 +88,8 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
     # while it holds a place among them.
     open_by_player: ClassVar[Counter[int]] = Counter()
     holds_place: int | None = None
+    held: HeldSession | None = None  # the session read last (session_for_round)
+    session_changes: int = 0  # session.changed events heard
 
     @property
     def metrics_game(self) -> str:
@@ -172,6 +192,48 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
             except UpdateError:  # deleted meanwhile (logged out in another tab)
                 return None
         return store
+
+    def session_for_round(self) -> SessionBase | None:
+        """The session a BET or DEAL reads (the squeeze's state), or None once
+        it has ended. The copy read last, without a trip to the store, unless
+        the squeeze view said it changed since, or its stored expiry lags a
+        fresh one by more than a minute: then it is read again and its idle
+        clock restarted (``fresh_session``). Whether the session still lives
+        is the round's own check, in its lock (``session_key`` of
+        ``rounds.place_round``); a session key's player never changes (a login
+        makes a new key), so the copy's player is the socket's. It reads the
+        store: call it in a thread."""
+        if self.session_ended or not self.session_key:
+            return None
+        held = self.held
+        if (
+            held is not None
+            and held.changes == self.session_changes
+            and not getattr(held.store, "idle_clock_stale", bool)()
+        ):
+            return held.store
+        changes = self.session_changes  # a change heard during the read reads it again
+        store = self.fresh_session()
+        self.held = None if store is None else HeldSession(store, changes)
+        return store
+
+    def session_seen(self, expiry: dt.datetime | None) -> None:
+        """The session's stored expiry as a round's lock read it. The idle
+        clock is judged from it (a request in another tab may have restarted
+        it meanwhile) and restarted now if it lags: playing over the socket
+        is activity, as a request is. Call it in a thread."""
+        held = self.held
+        if held is None or expiry is None or not isinstance(held.store, SessionStore):
+            return
+        held.store.stored_expiry = expiry
+        if held.store.idle_clock_stale():
+            store = self.fresh_session()  # read again, and saved with a fresh expiry
+            self.held = None if store is None else HeldSession(store, held.changes)
+
+    async def session_changed(self, event: dict | None = None) -> None:
+        """The session's data changed (the squeeze view stored it): the next
+        round reads it again."""
+        self.session_changes += 1
 
     async def _watch_session(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):

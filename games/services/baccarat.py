@@ -243,6 +243,7 @@ def play(
     slip_key: str,
     squeeze: SqueezeWish | None = None,
     notify_sockets: bool = True,
+    session_key: str | None = None,
 ) -> rounds.Placed:
     """Play one round from a bet slip (the answer to BET, over HTTP or the
     table's socket).
@@ -253,9 +254,13 @@ def play(
     side's cards the player peels); the round is dealt and settled the same.
     ``notify_sockets=False``: no reveal event for the player's sockets (the caller
     shows the reveal itself and no other socket of the player is open).
+    ``session_key``: the socket's session, checked with the round's lock
+    (``rounds.place_round``).
     """
     dealer = BaccaratDealer(bets=dict(bets), squeeze=squeeze, notify_sockets=notify_sockets)
-    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer)
+    return rounds.place_round(
+        user=user, table=table, slip_key=slip_key, dealer=dealer, session_key=session_key
+    )
 
 
 def place_bet(

@@ -10,6 +10,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from casino import sockets
 from games.presenters import baccarat as presenter
 from games.selectors.tables import baccarat_table
 from games.services import squeeze as squeeze_service
@@ -30,6 +31,11 @@ def squeeze(request: PlayerRequest, slug: str) -> HttpResponse:
         action=request.POST.get("action", ""),
         visit=visit,
     )
+    # The table's sockets keep a copy of the session for BET: stored first,
+    # then they are told to read it again. (The session middleware writes
+    # it once more as the answer goes: a toggle is rare.)
+    request.session.save()
+    sockets.session_changed(request.session.session_key)
     if not request.htmx:
         if answer.error:
             messages.error(request, answer.error)

@@ -2,11 +2,14 @@
 games/consumers/session.py): logging out in one tab closes the sockets of
 the other tabs of that browser at once, on both games; so do a password
 change and an operator deactivating the account; an expired session's
-socket is closed at its expiry; and nothing is pushed after that."""
+socket is closed at its expiry; and nothing is pushed after that. A round
+over the socket checks the stored session in its own lock, so an end no
+push brought still plays nothing, and playing restarts the idle clock."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 from channels.db import database_sync_to_async
@@ -19,7 +22,9 @@ from django.utils import timezone
 
 from casino.asgi import application
 from games.consumers.session import SESSION_END_CLOSE_CODE
+from games.models import Round
 from games.services import baccarat as baccarat_service
+from games.services import war as war_service
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -179,3 +184,78 @@ async def test_one_player_holds_only_so_many_table_sockets(make_player, settings
     again = await opened(browsers[0], path)
     for socket in (held[1], again, someone_else):
         await socket.disconnect()
+
+
+# A round over each socket, and what its last frame holds (War answers in
+# one frame; Baccarat's reveal ends with the result).
+ROUNDS = {
+    "/ws/war/casino-war/": ({"action": "deal", "ante": "10", "tie_bet": ""}, ""),
+    "/ws/baccarat/baccarat-social/": ({"action": "bet", "player": "10"}, 'data-phase="done"'),
+}
+
+
+async def play_round(socket: WebsocketCommunicator, path: str, slip_key: str) -> None:
+    message, last = ROUNDS[path]
+    await socket.send_to(text_data=json.dumps({**message, "slip_key": slip_key}))
+    while True:
+        frame = await socket.receive_from(timeout=5)
+        assert "slip-error" not in frame, frame
+        if last in frame:
+            return
+
+
+@database_sync_to_async
+def rounds_played(user) -> int:
+    return Round.objects.filter(player=user).count()
+
+
+@database_sync_to_async
+def settle_a_tie(user) -> None:
+    """A War tie waits for a decision, and refuses the next DEAL: surrender it."""
+    for rnd in Round.objects.filter(player=user, status=Round.Status.OPEN):
+        war_service.decide(user=user, round_id=rnd.pk, decision="surrender")
+
+
+@pytest.mark.parametrize("how", ["deleted", "expired"])
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_a_round_after_an_unheard_end_of_the_session_plays_nothing(make_player, path, how):
+    """The socket keeps its copy of the session between rounds; a round
+    checks the stored session in its own lock. A logout whose push never
+    came (the row gone) or an expiry between the socket's checks (the row
+    past its date) ends the socket at the next round, and nothing is played."""
+    player = await database_sync_to_async(make_player)(chips=100)
+    here = await database_sync_to_async(browser)(player)
+    socket = await opened(here, path)
+    await play_round(socket, path, "first")  # the socket now holds the session
+    await settle_a_tie(player)
+    stored = Session.objects.filter(session_key=here.cookies["sessionid"].value)
+    if how == "deleted":
+        await database_sync_to_async(stored.delete)()  # no push: straight from the table
+    else:
+        await database_sync_to_async(stored.update)(
+            expire_date=timezone.now() - dt.timedelta(seconds=1)
+        )
+    message, _ = ROUNDS[path]
+    await socket.send_to(text_data=json.dumps({**message, "slip_key": "second"}))
+    assert await socket.receive_output(timeout=3) == CLOSED
+    assert await rounds_played(player) == 1
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_playing_over_the_socket_restarts_the_sessions_idle_clock(make_player, path):
+    """A round over the socket is activity, as a request is: a session whose
+    stored expiry lags by half an hour has its hour started again."""
+    player = await database_sync_to_async(make_player)(chips=100)
+    here = await database_sync_to_async(browser)(player)
+    socket = await opened(here, path)
+    await play_round(socket, path, "first")
+    await settle_a_tie(player)
+    stored = Session.objects.filter(session_key=here.cookies["sessionid"].value)
+    # As if the session were last written half an hour ago.
+    await database_sync_to_async(stored.update)(
+        expire_date=timezone.now() + dt.timedelta(minutes=30)
+    )
+    await play_round(socket, path, "second")
+    expiry = await database_sync_to_async(lambda: stored.get().expire_date)()
+    assert expiry - timezone.now() > dt.timedelta(minutes=59)
+    await socket.disconnect()

@@ -243,8 +243,9 @@ async def test_a_closed_table_refuses_the_socket_bet(player):
 
 
 async def test_a_bet_after_logging_out_elsewhere_ends_the_socket_and_bets_nothing(player):
-    """The session is read again at BET: a socket whose session is gone (a
-    logout that did not reach it, an expiry between checks) bets nothing."""
+    """A socket whose session is gone before its first BET (a logout that
+    did not reach it) bets nothing. (After a round, the round's own lock
+    checks it: tests/security/test_socket_session.py.)"""
     tab = await Tab.of(player)
     socket = await tab.open()
     store = import_module(settings.SESSION_ENGINE).SessionStore(tab.session_key)
@@ -255,6 +256,29 @@ async def test_a_bet_after_logging_out_elsewhere_ends_the_socket_and_bets_nothin
     closed = await socket.receive_output(timeout=3)
     assert closed == {"type": "websocket.close", "code": SESSION_END_CLOSE_CODE}
     assert await books(player) == (START, 0, player.start_rows)
+
+
+async def test_the_squeeze_turned_on_over_http_holds_for_the_next_socket_bet(make_player):
+    """The socket keeps its copy of the session for BET; turning the SQUEEZE
+    toggle on (an HTTP post of the same session) reaches it, so the next
+    round over the socket waits on the squeeze stage."""
+    player = await database_sync_to_async(make_player)(chips=20_000)
+    tab = await Tab.of(player)
+    await tab.open()
+    await tab.bet_over_socket({"slip_key": "off", "banker": "5000"})  # the threshold
+    assert not any('data-peel="' in frame for frame in await tab.until_done())
+    toggled = await database_sync_to_async(tab.client.post)(
+        reverse("baccarat_squeeze", args=[SLUG]), {"action": "toggle"}, HTTP_HX_REQUEST="true"
+    )
+    assert toggled.status_code == 200
+    await tab.bet_over_socket({"slip_key": "on", "banker": "5000"})
+    frame = ""
+    while 'data-peel="' not in frame:
+        frame = await tab.socket.receive_from(timeout=5)
+        assert 'data-phase="done"' not in frame  # the round went by unsqueezed
+    assert 'data-side="banker"' in frame
+    assert await tab.socket.receive_nothing(timeout=0.2)  # waiting for the player
+    await tab.socket.disconnect()
 
 
 async def test_another_tab_of_the_player_sees_the_round_the_socket_placed(player):

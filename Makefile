@@ -132,7 +132,7 @@ test-engines: $(VENV)/.dev messages
 	  status=$$?; ops/services.sh stop $(ENGINES_DIR); [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 # The engine tests (test-engines' list) on the PostgreSQL and Redis of a
-# cluster started here on ports of its own (gunicorn + daphne + nginx), and
+# cluster started here on ports of its own (gunicorn + uvicorn + nginx), and
 # the tests that play against that cluster over HTTP and websockets
 # (tests/engines/test_cluster.py, which CASINO_CLUSTER_URL points at it).
 # pytest uses Redis database 1, the cluster database 0.
@@ -158,7 +158,7 @@ test-cluster: $(VENV)/.dev messages
 	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS) $(CLUSTER_TESTS)); \
 	  status=$$?; $(CLUSTER_TEST_ENV) ops/cluster.sh stop >/dev/null; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
-# HTTP_WORKERS gunicorn processes (default 2) and WS_WORKERS daphne
+# HTTP_WORKERS gunicorn processes (default 2) and WS_WORKERS uvicorn
 # processes (default 1) behind nginx on PORT (ops/cluster.sh).
 cluster: $(VENV)/.runtime messages
 	HTTP_WORKERS=$(or $(HTTP_WORKERS),$(WORKERS),2) WS_WORKERS=$(or $(WS_WORKERS),1) \

@@ -209,7 +209,7 @@ class MemorySampler(threading.Thread):
 def server_pids(args: argparse.Namespace, server) -> list[int]:
     """The processes whose memory and reads are the server's."""
     if isinstance(server, load.ClusterServer):
-        pids = list(server.pids)  # supervisord: gunicorn, the login gunicorn, daphne
+        pids = list(server.pids)  # supervisord: gunicorn, the login gunicorn, uvicorn
         with contextlib.suppress(OSError, ValueError):
             pids.append(int((server.dir / "nginx.pid").read_text().strip()))
         return pids

@@ -5,13 +5,13 @@ Run from the repository root::
 
     .venv/bin/python bench/chaos.py --players 300 --seconds 120 --url http://127.0.0.1:18710
 
-It starts a cluster (``make cluster``: gunicorn and daphne under
+It starts a cluster (``make cluster``: gunicorn and uvicorn under
 supervisord, PostgreSQL, Redis, nginx), runs bench/load.py's Locust players
 and, while they play, at set shares of ``--seconds``:
 
 * 15%: restarts Redis (shutdown without saving, started again: the channel
   layer's groups and the cache are gone, as after a real restart);
-* 35%: kill -9 one daphne websocket worker (supervisord starts it again;
+* 35%: kill -9 one uvicorn websocket worker (supervisord starts it again;
   its players' sockets drop and the page's ws extension reconnects them);
 * 50%: kill -9 one gunicorn HTTP worker (gunicorn's master replaces it);
 * 70%: restarts PostgreSQL (fast shutdown: open transactions roll back).
@@ -122,7 +122,7 @@ class Faults(threading.Thread):
         if name == "kill -9 websocket worker":
             pid = supervised_pid(cluster, "ws0")
             subprocess.run(["kill", "-9", str(pid)], check=True)
-            return f"daphne ws0 pid {pid}"
+            return f"uvicorn ws0 pid {pid}"
         if name == "kill -9 http worker":
             master = supervised_pid(cluster, "gunicorn")
             worker = children(master)[0]

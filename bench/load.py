@@ -37,7 +37,7 @@ JSON fields: ``players``, ``rounds`` (completed, both games), ``rounds_per_s``,
 be reopened, timeouts, missing fragments), ``ledger_ok``,
 ``stack_cpu_ms_per_round`` (CPU of the serving stack over the window per
 round completed in it) and ``cpu_parts`` (the same per part: gunicorn,
-daphne, PostgreSQL, Redis, nginx); then ``reveals_lost`` (Baccarat rounds
+uvicorn, PostgreSQL, Redis, nginx); then ``reveals_lost`` (Baccarat rounds
 dealt to this run's players that never reached the player's socket), per
 game, per request kind, sign-up times, the load average and the machine's
 busy share.
@@ -108,7 +108,7 @@ __all__ = [
 LOCUSTFILE = ROOT / "bench" / "locustfile.py"
 EVENT = "casino-load "  # the locustfile's lines on the master's standard output
 TRANSPORTS = ("socket", "http")
-PYTHON_SERVERS = ("make run", "gunicorn", "daphne")
+PYTHON_SERVERS = ("make run", "gunicorn", "uvicorn")
 
 
 class LoadFailed(SystemExit):
@@ -133,7 +133,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--http-workers", type=int, default=2, help="gunicorn workers for --serve cluster"
     )
     parser.add_argument(
-        "--ws-workers", type=int, default=1, help="daphne websocket workers for --serve cluster"
+        "--ws-workers", type=int, default=1, help="uvicorn websocket workers for --serve cluster"
     )
     parser.add_argument("--fast", action="store_true", help="FastPlayer: fast play and REBET")
     parser.add_argument(

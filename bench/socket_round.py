@@ -15,7 +15,7 @@ The last line printed is one JSON object:
 
 * ``cpu_ms_per_round``: this process's CPU time (every thread) over the
   play, divided by the rounds played: the share of a round that a socket
-  worker spends, without the web server's own framing (daphne's part of
+  worker spends, without the web server's own framing (the websocket worker's part of
   the cluster's ``stack_cpu_ms_per_round`` is this plus the server).
 * ``baccarat_cpu_ms`` / ``war_cpu_ms``: the same, one game at a time.
 * ``wall_ms_p50``: a round's wall time, BET to result, at that concurrency.

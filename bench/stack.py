@@ -1,5 +1,5 @@
 """The servers a bench plays against: ``make run``'s (its commands read from
-the Makefile) on a fresh SQLite file, or ``make cluster`` (gunicorn, daphne,
+the Makefile) on a fresh SQLite file, or ``make cluster`` (gunicorn, uvicorn,
 PostgreSQL, Redis, nginx); the process ids of each part of the stack, for the
 CPU it spends. A server that does not come up stops the bench with the
 reason (SystemExit)."""
@@ -214,14 +214,14 @@ class ClusterServer:
             raise SystemExit(
                 f"`make cluster` failed (exit {done.returncode}); see its output above"
             )
-        # supervisord: gunicorn (its workers are its children) and daphne.
+        # supervisord: gunicorn (its workers are its children) and uvicorn.
         self.pids = [int(p.read_text().strip()) for p in self.pidfiles(cluster) if p.exists()]
         # The rest of the stack: PostgreSQL's postmaster (its backends are its
         # children), Redis and nginx's master (its workers are children).
         data = Path(f"/tmp/casino-cluster-{os.environ.get('CLUSTER_PG_PORT', '25433')}")  # noqa: S108 - ops/cluster.sh keeps its data there
         self.parts = {
             "gunicorn": self.supervised("gunicorn", "login"),
-            "daphne": self.supervised(*(f"ws{i}" for i in range(ws_workers))),
+            "uvicorn": self.supervised(*(f"ws{i}" for i in range(ws_workers))),
             "postgresql": pids_in(data / "pg", "postmaster.pid"),
             "redis": pids_in(data, "redis.pid"),
             "nginx": pids_in(cluster, "nginx.pid"),

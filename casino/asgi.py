@@ -1,6 +1,6 @@
 """ASGI entry point: HTTP through Django's own handler, websockets through
 Channels (``make run``: one hypercorn serves both, casino/hypercorn_conf.py;
-the cluster sends only ``/ws/`` here, to daphne, and HTTP to gunicorn,
+the cluster sends only ``/ws/`` here, to uvicorn, and HTTP to gunicorn,
 casino/wsgi.py).
 
 Every request body is bounded as it streams (casino/guard.py: 413 past

@@ -65,7 +65,7 @@ handshake (429 where the server can send a response to a refused handshake,
 403 otherwise), so one machine cannot hold thousands of sockets, each a
 consumer, a session check and a channel-layer group. The address is the
 peer's, or with the cluster's ``--proxy-headers`` the one nginx saw. The
-cluster's nginx also counts per address across all its daphne workers
+cluster's nginx also counts per address across all its websocket workers
 (``limit_conn``, ops/cluster.sh).
 """
 

@@ -7,7 +7,7 @@ a player's socket with the player's cookie. ``SiteOriginValidator`` allows
 an ``Origin`` that is either listed in ``CSRF_TRUSTED_ORIGINS`` or equal to
 the origin the socket itself is served on: the ``Host`` header (which must
 be in ``ALLOWED_HOSTS``, as Django checks for pages) with the serving scheme
-(https for wss, http for ws; behind the cluster's nginx, daphne's
+(https for wss, http for ws; behind the cluster's nginx, uvicorn's
 ``--proxy-headers`` reads it from ``X-Forwarded-Proto``). This is the check
 Django's CSRF middleware makes of a form post's ``Origin``. Anything else
 is closed before the handshake completes, which the server answers with 403.

@@ -265,7 +265,7 @@ if REDIS_URL:
                         "max_connections": 1000,
                     }
                 ],
-                # Every socket of one daphne process shares one Redis key, and
+                # Every socket of one websocket worker shares one Redis key, and
                 # group_send silently drops a message (an INFO log line) when
                 # that key holds `capacity` messages. The default 100 lost
                 # reveals in the load test once a busy worker fell ~100

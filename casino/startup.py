@@ -2,7 +2,7 @@
 collector's pauses stay short.
 
 CPython's cyclic garbage collector walks every tracked object of the oldest
-generation in a full collection. A daphne worker holds about 165,000 of them
+generation in a full collection. A websocket worker holds about 165,000 of them
 after it has served its first pages (Django, the apps, compiled templates,
 translation catalogues). Under load (bench/load.py, 200 players on the
 2-worker cluster) a full collection came every 15-20 s and stalled its worker

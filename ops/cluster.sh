@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The casino on standard servers, all on loopback: HTTP on gunicorn (WSGI,
-# HTTP_WORKERS processes), websockets on daphne (WS_WORKERS processes), both
-# behind nginx on one PORT (/ws/ to daphne, the rest to gunicorn), on
+# HTTP_WORKERS processes), websockets on uvicorn (WS_WORKERS processes), both
+# behind nginx on one PORT (/ws/ to uvicorn, the rest to gunicorn), on
 # PostgreSQL and Redis.
 #   ops/cluster.sh start    (HTTP_WORKERS, default 2; WS_WORKERS, default 1; PORT, default 8000)
 #   ops/cluster.sh stop
-# supervisord keeps gunicorn and daphne running (restarts one that dies);
+# supervisord keeps gunicorn and uvicorn running (restarts one that dies);
 #   .venv/bin/supervisorctl -c $CLUSTER_DIR/supervisord.conf status
 # lists them with their pids. Everything it starts keeps its pid, logs and
 # data under CLUSTER_DIR (default .cluster/) and /tmp/casino-cluster-$CLUSTER_PG_PORT.
@@ -15,11 +15,6 @@ ROOT=$(pwd)
 DIR=${CLUSTER_DIR:-$ROOT/.cluster}
 HTTP_WORKERS=${HTTP_WORKERS:-2}
 WS_WORKERS=${WS_WORKERS:-1}
-# Seconds daphne gives a socket's handshake (its consumer's connect) before
-# it drops the connection, which nginx answers 502: daphne's 5 s cut off
-# players who arrived while a worker was busy (63 of 100 late players at 500
-# playing); the page's socket would rather wait.
-WS_CONNECT_TIMEOUT=${WS_CONNECT_TIMEOUT:-30}
 # Login and sign-up posts (each an Argon2id hash, about 18 ms of CPU here,
 # casino/hashing.py) get gunicorn workers of their own: a player's request
 # never waits behind a hash in the same worker. Each worker hashes one
@@ -41,14 +36,14 @@ PORT=${PORT:-8000}
 # a client socket may hold under load.
 PG_PORT=${CLUSTER_PG_PORT:-25433}
 REDIS_PORT=${CLUSTER_REDIS_PORT:-26380}
-# gunicorn listens on WORKER_BASE, the daphne workers on the ports after it,
+# gunicorn listens on WORKER_BASE, the websocket workers on the ports after it,
 # the login workers on WORKER_BASE + 50.
 WORKER_BASE=${CLUSTER_WORKER_BASE:-8101}
 # Anonymous login/sign-up posts per address per minute (nginx here, and
 # Django behind it: casino/throttle.py), and the largest request body.
 CREDENTIAL_POSTS=${CASINO_CREDENTIAL_POSTS:-10}
 MAX_BODY_BYTES=${CASINO_MAX_BODY_BYTES:-1048576}
-# Websockets one client address may hold open (nginx, across every daphne
+# Websockets one client address may hold open (nginx, across every websocket
 # worker; each worker counts too, casino/guard.py), and the seconds a client
 # has to send its whole request head (slow clients are cut off).
 SOCKETS_PER_ADDRESS=${CASINO_SOCKETS_PER_ADDRESS:-20}
@@ -122,10 +117,15 @@ ENV
   # supervisord (from the runtime lock) starts the Python servers and starts
   # again any that dies (a kill -9, a crash): one gunicorn master with
   # HTTP_WORKERS sync workers (the master itself replaces a worker that
-  # dies), one niced gunicorn for login and sign-up, and WS_WORKERS daphne
-  # processes. gunicorn believes X-Forwarded-For from nginx (loopback) only
-  # because it is told so here; daphne reads the client address from nginx's
-  # headers (--proxy-headers) for the same reason.
+  # dies), one niced gunicorn for login and sign-up, and WS_WORKERS uvicorn
+  # processes. gunicorn and uvicorn believe X-Forwarded-For from nginx
+  # (loopback) only because they are told so here (--forwarded-allow-ips).
+  # uvicorn, not daphne: a round costs its socket worker less CPU (uvloop,
+  # the websockets package's C framing: docs/scaling.md). It gives a
+  # handshake no deadline of its own (daphne's 5 s cut off players who
+  # arrived while a worker was busy), refuses a message over 64 KiB (the
+  # consumers refuse one over 4,096 characters themselves), and on a stop
+  # closes its sockets (1012) after at most 5 s; the pages open them again.
   local http_port=$WORKER_BASE login_port=$((WORKER_BASE + 50))
   local ws_upstream="" ws_ports=() programs=""
   program() {  # name, command line
@@ -152,7 +152,7 @@ stdout_logfile_backups=1
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
-    program "ws$i" "$PY -m daphne -b 127.0.0.1 -p $port --proxy-headers --websocket_connect_timeout $WS_CONNECT_TIMEOUT casino.asgi:application"
+    program "ws$i" "$PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets --ws-max-size 65536 --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5"
     ws_upstream+="    server 127.0.0.1:$port max_fails=0;"$'\n'
   done
   # The ledger audit, for /metrics (casino_ledger_audit_ok) and its alert.
@@ -224,7 +224,7 @@ http {
   client_max_body_size $MAX_BODY_BYTES;
   client_header_timeout ${HEAD_SECONDS}s;
   client_body_timeout 10s;
-  # Open websockets per client address, over every daphne worker.
+  # Open websockets per client address, over every websocket worker.
   limit_conn_zone \$binary_remote_addr zone=sockets:10m;
   limit_conn_status 429;
   map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
@@ -299,7 +299,7 @@ NGINX
   ops/prometheus.sh start "$DIR/prometheus" "$PROMETHEUS_PORT" "$DIR/metrics-token" \
     "127.0.0.1:$http_port" "127.0.0.1:$login_port" \
     $(for port in "${ws_ports[@]}"; do echo "127.0.0.1:$port"; done)
-  echo "cluster: gunicorn ($HTTP_WORKERS HTTP worker(s), $LOGIN_WORKERS for login and sign-up) and $WS_WORKERS daphne websocket worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT, Prometheus http://127.0.0.1:$PROMETHEUS_PORT)"
+  echo "cluster: gunicorn ($HTTP_WORKERS HTTP worker(s), $LOGIN_WORKERS for login and sign-up) and $WS_WORKERS uvicorn websocket worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT, Prometheus http://127.0.0.1:$PROMETHEUS_PORT)"
 }
 
 # Whether pid runs a command line containing pattern (a stale pid file must
@@ -323,14 +323,14 @@ stop() {
     [ -f "$pidfile" ] || continue
     local pid
     pid=$(cat "$pidfile")
-    if alive "$pid" gunicorn || alive "$pid" daphne; then
+    if alive "$pid" gunicorn || alive "$pid" uvicorn || alive "$pid" daphne; then
       pids+=("$pid")
       kill "$pid" 2>/dev/null || true
     fi
     rm -f "$pidfile"
   done
-  # Wait for them to go, so the ports are free for the next start; daphne
-  # may linger on open websockets, so it gets 15 s before SIGKILL.
+  # Wait for them to go, so the ports are free for the next start; a
+  # websocket worker may linger on open sockets, so it gets 15 s before SIGKILL.
   for pid in "${pids[@]}"; do
     for _ in $(seq 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi

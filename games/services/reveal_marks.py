@@ -40,7 +40,7 @@ SOCKETS_TTL = 24 * 3600
 _ENCODE = RedisSerializer()
 POOL_WAIT = 10  # seconds a mark or a count waits for one of the pool's connections
 
-# One asyncio Redis client per event loop (daphne has one).
+# One asyncio Redis client per event loop (a websocket worker has one).
 _redis_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
     weakref.WeakKeyDictionary()
 )

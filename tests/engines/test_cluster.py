@@ -1,4 +1,4 @@
-"""The cluster's own servers, played for real: gunicorn (HTTP), daphne
+"""The cluster's own servers, played for real: gunicorn (HTTP), uvicorn
 (websockets) and nginx in front, on PostgreSQL and Redis.
 
 ``make test-cluster`` (called by ``make test``) starts a cluster on ports of

@@ -51,7 +51,7 @@ def eventually(check, seconds: float = 30):
 
 
 def server_programs() -> int:
-    """gunicorn, the login gunicorn and each daphne, as supervisord runs them."""
+    """gunicorn, the login gunicorn and each uvicorn, as supervisord runs them."""
     conf = (CLUSTER_DIR / "supervisord.conf").read_text()
     return 2 + conf.count("[program:ws")
 
@@ -102,13 +102,13 @@ def test_prometheus_sees_the_rounds_and_sockets_of_a_player():
         for _ in range(2):
             assert who.play("baccarat")
             assert who.play("war")
-        # Both of the player's sockets are open on the daphne workers.
+        # Both of the player's sockets are open on the websocket workers.
         assert eventually(lambda: scalar("sum(casino_open_sockets) or vector(0)") >= 2)
         assert eventually(
             lambda: scalar('sum(casino_rounds_total{game="baccarat"})') >= rounds_before + 2
         )
         assert eventually(lambda: scalar('sum(casino_rounds_total{game="war"})') >= war_before + 1)
-        # The reveals started on the sockets: BET-to-result counted on daphne.
+        # The reveals started on the sockets: BET-to-result counted on the websocket worker.
         assert eventually(
             lambda: scalar('sum(casino_bet_to_result_seconds_count{game="baccarat"})') >= 2
         )

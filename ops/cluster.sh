@@ -124,8 +124,11 @@ ENV
   # the websockets package's C framing: docs/scaling.md). It gives a
   # handshake no deadline of its own (daphne's 5 s cut off players who
   # arrived while a worker was busy), refuses a message over 64 KiB (the
-  # consumers refuse one over 4,096 characters themselves), and on a stop
-  # closes its sockets (1012) after at most 5 s; the pages open them again.
+  # consumers refuse one over 4,096 characters themselves), compresses no
+  # frame (as daphne did: browsers offer permessage-deflate, and deflating
+  # every reveal frame costs CPU the load test's client never asks for), and
+  # on a stop closes its sockets (1012) after at most 5 s; the pages open
+  # them again.
   local http_port=$WORKER_BASE login_port=$((WORKER_BASE + 50))
   local ws_upstream="" ws_ports=() programs=""
   program() {  # name, command line
@@ -152,7 +155,7 @@ stdout_logfile_backups=1
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
-    program "ws$i" "$PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets --ws-max-size 65536 --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5"
+    program "ws$i" "$PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets --ws-max-size 65536 --ws-per-message-deflate false --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5"
     ws_upstream+="    server 127.0.0.1:$port max_fails=0;"$'\n'
   done
   # The ledger audit, for /metrics (casino_ledger_audit_ok) and its alert.

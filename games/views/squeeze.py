@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.sessions.backends.base import UpdateError
+from django.contrib.sessions.exceptions import SessionInterrupted
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
@@ -34,7 +36,12 @@ def squeeze(request: PlayerRequest, slug: str) -> HttpResponse:
     # The table's sockets keep a copy of the session for BET: stored first,
     # then they are told to read it again. (The session middleware writes
     # it once more as the answer goes: a toggle is rare.)
-    request.session.save()
+    try:
+        request.session.save()
+    except UpdateError:  # logged out (or in again) meanwhile, as Django's middleware answers it
+        raise SessionInterrupted(
+            "The request's session was deleted before the request completed."
+        ) from None
     sockets.session_changed(request.session.session_key)
     if not request.htmx:
         if answer.error:

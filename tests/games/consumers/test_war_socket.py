@@ -25,6 +25,7 @@ from casino.asgi import application
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
+from games.services import war as war_service
 from games.services.tables import save_table, table_snapshot
 from games.war.rules import first_cards_tied
 from tests.games.consumers.conftest import books
@@ -237,6 +238,13 @@ def operator_edits(slug: str, **fields) -> Table:
 
 
 @database_sync_to_async
+def surrender_a_tie(user) -> None:
+    """A tie waits for a decision and refuses the next DEAL: surrender it."""
+    for rnd in Round.objects.filter(player=user, status=Round.Status.OPEN):
+        war_service.decide(user=user, round_id=rnd.pk, decision="surrender")
+
+
+@database_sync_to_async
 def latest_round(user) -> Round:
     return Round.objects.filter(player=user).latest("pk")
 
@@ -247,6 +255,7 @@ async def test_the_operators_changes_reach_a_socket_already_open_at_its_next_dea
     closed table all count from the next DEAL on that socket."""
     socket, _ = await open_tab(player)
     await say(socket, action="deal", slip_key="before", ante="50", tie_bet="")
+    await surrender_a_tie(player)  # the cards are the player's own: a tie now and then
     first = await latest_round(player)
     edited = await operator_edits("casino-war", max_bet=20 * UNITS_PER_CHIP)
     refused = await say(socket, action="deal", slip_key="over", ante="50", tie_bet="")

@@ -8,15 +8,22 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+from importlib import import_module
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.exceptions import SessionInterrupted
+from django.contrib.sessions.models import Session
 from django.urls import reverse
+from django_htmx.middleware import HtmxDetails
 
 from games.models import Round, Table
 from games.services.baccarat import reveal_group
 from games.services.squeeze import PROMO_SECONDS
+from games.views.squeeze import squeeze as squeeze_view
 
 SLUG = "baccarat-classic"  # squeeze from 5,000 chips; chips 1 5 10 50 100
 
@@ -218,3 +225,20 @@ def test_a_reload_in_the_middle_of_a_squeeze_shows_the_finished_round(
         assert f'data-card="{code}"' in again
     assert f'data-winner="{rnd.winner}"' in again
     assert 'id="bac-squeeze" data-testid="squeeze-stage" hidden' in again
+
+
+def test_a_toggle_whose_session_ends_meanwhile_is_refused_and_brings_nothing_back(tab, player, rf):
+    """The toggle stores the session before telling the table's sockets; a
+    log-out (or another log-in) that deletes it while the toggle runs is
+    answered as Django answers it (400), not a server error, and the session
+    stays gone."""
+    key = tab.cookies["sessionid"].value
+    store = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    assert store.get(SESSION_KEY) == str(player.pk)  # the toggle's request has read its session
+    Session.objects.filter(session_key=key).delete()  # logged out in another tab
+    request = rf.post(reverse("baccarat_squeeze", args=[SLUG]), {"action": "toggle"})
+    request.session, request.user = store, player
+    request.htmx = HtmxDetails(request)
+    with pytest.raises(SessionInterrupted):
+        squeeze_view(request, SLUG)
+    assert not Session.objects.filter(session_key=key).exists()

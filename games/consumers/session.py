@@ -212,7 +212,12 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
             and not getattr(held.store, "idle_clock_stale", bool)()
         ):
             return held.store
-        changes = self.session_changes  # a change heard during the read reads it again
+        # A change heard during the read reads it again.
+        return self._hold_fresh(self.session_changes)
+
+    def _hold_fresh(self, changes: int) -> SessionBase | None:
+        """Read the session again (``fresh_session``: its idle clock restarted
+        if it lags) and hold it as read after ``changes`` changes."""
         store = self.fresh_session()
         self.held = None if store is None else HeldSession(store, changes)
         return store
@@ -227,8 +232,7 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
             return
         held.store.stored_expiry = expiry
         if held.store.idle_clock_stale():
-            store = self.fresh_session()  # read again, and saved with a fresh expiry
-            self.held = None if store is None else HeldSession(store, held.changes)
+            self._hold_fresh(held.changes)
 
     async def session_changed(self, event: dict | None = None) -> None:
         """The session's data changed (the squeeze view stored it): the next

@@ -27,7 +27,6 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
 from games import rows
@@ -191,7 +190,7 @@ def lock_wallet_at(
     if row[3] is None:
         raise _closed()
     wallet = LockedWallet(pk=int(row[0]), balance=int(row[1]))
-    return wallet, table_from_row(row[3:]), _stored_datetime(row[2])
+    return wallet, table_from_row(row[3:]), rows.field_value(session_model(), "expire_date", row[2])
 
 
 @cache
@@ -199,16 +198,6 @@ def session_model() -> type[Model]:
     """The model the site's session engine stores sessions in."""
     engine = import_module(settings.SESSION_ENGINE)
     return engine.SessionStore.get_model_class()
-
-
-def _stored_datetime(value: Any) -> dt.datetime | None:
-    """A datetime column read in plain SQL (SQLite gives it naive, or as text)."""
-    if value is None:
-        return None
-    stamp = value if isinstance(value, dt.datetime) else parse_datetime(str(value))
-    if stamp is not None and timezone.is_naive(stamp):
-        stamp = timezone.make_aware(stamp, connection.timezone)
-    return stamp
 
 
 def lock_wallet(user: User) -> LockedWallet:

@@ -24,7 +24,7 @@ from casino.asgi import application
 from games.consumers.session import SESSION_END_CLOSE_CODE
 from games.models import Round
 from games.services import baccarat as baccarat_service
-from games.services import war as war_service
+from tests.games.consumers.conftest import surrender_a_tie
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -209,13 +209,6 @@ def rounds_played(user) -> int:
     return Round.objects.filter(player=user).count()
 
 
-@database_sync_to_async
-def settle_a_tie(user) -> None:
-    """A War tie waits for a decision, and refuses the next DEAL: surrender it."""
-    for rnd in Round.objects.filter(player=user, status=Round.Status.OPEN):
-        war_service.decide(user=user, round_id=rnd.pk, decision="surrender")
-
-
 @pytest.mark.parametrize("how", ["deleted", "expired"])
 @pytest.mark.parametrize("path", SOCKETS)
 async def test_a_round_after_an_unheard_end_of_the_session_plays_nothing(make_player, path, how):
@@ -227,7 +220,7 @@ async def test_a_round_after_an_unheard_end_of_the_session_plays_nothing(make_pl
     here = await database_sync_to_async(browser)(player)
     socket = await opened(here, path)
     await play_round(socket, path, "first")  # the socket now holds the session
-    await settle_a_tie(player)
+    await surrender_a_tie(player)
     stored = Session.objects.filter(session_key=here.cookies["sessionid"].value)
     if how == "deleted":
         await database_sync_to_async(stored.delete)()  # no push: straight from the table
@@ -249,7 +242,7 @@ async def test_playing_over_the_socket_restarts_the_sessions_idle_clock(make_pla
     here = await database_sync_to_async(browser)(player)
     socket = await opened(here, path)
     await play_round(socket, path, "first")
-    await settle_a_tie(player)
+    await surrender_a_tie(player)
     stored = Session.objects.filter(session_key=here.cookies["sessionid"].value)
     # As if the session were last written half an hour ago.
     await database_sync_to_async(stored.update)(

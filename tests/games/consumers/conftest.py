@@ -10,6 +10,7 @@ from django.test import Client
 
 from casino.asgi import application
 from games.models import LedgerEntry, Round, Wallet
+from games.services import war as war_service
 
 
 @pytest.fixture(autouse=True)
@@ -53,3 +54,10 @@ def books(user) -> tuple[int, int, int]:
         Round.objects.filter(player=user).count(),
         LedgerEntry.objects.filter(wallet__user=user).count(),
     )
+
+
+@database_sync_to_async
+def surrender_a_tie(user) -> None:
+    """A War tie waits for a decision and refuses the next DEAL: surrender it."""
+    for rnd in Round.objects.filter(player=user, status=Round.Status.OPEN):
+        war_service.decide(user=user, round_id=rnd.pk, decision="surrender")

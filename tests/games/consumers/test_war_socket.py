@@ -25,10 +25,9 @@ from casino.asgi import application
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
-from games.services import war as war_service
 from games.services.tables import save_table, table_snapshot
 from games.war.rules import first_cards_tied
-from tests.games.consumers.conftest import books
+from tests.games.consumers.conftest import books, surrender_a_tie
 from tests.seeds import find_seed
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -235,13 +234,6 @@ def operator_edits(slug: str, **fields) -> Table:
     for name, value in fields.items():
         setattr(table, name, value)
     return save_table(table=table, actor=None, before=before)
-
-
-@database_sync_to_async
-def surrender_a_tie(user) -> None:
-    """A tie waits for a decision and refuses the next DEAL: surrender it."""
-    for rnd in Round.objects.filter(player=user, status=Round.Status.OPEN):
-        war_service.decide(user=user, round_id=rnd.pk, decision="surrender")
 
 
 @database_sync_to_async

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from django.utils.safestring import SafeString
+
 from games.baccarat.rules import AREAS
 from games.cards import server_seed_hash
 from games.labels import AREA_LABELS
@@ -236,7 +238,7 @@ class Score(NamedTuple):
 
 class CardsStep(NamedTuple):
     """A reveal step that opens cards: their faces and the new score of each
-    side that got one (table.html#step_cards)."""
+    side that got one (``cards_step_html``)."""
 
     cards: tuple[CardFace, ...]
     scores: tuple[Score, ...]
@@ -252,9 +254,22 @@ def cards_step(rnd: Round, cards: Sequence[tuple[str, str]], *, shown: int) -> C
     )
 
 
-# A card step is one of a few thousand (slot, card, score) combinations, the
-# same for every player: each is rendered once.
-cards_step_html = fragment_memo(TEMPLATE, "step_cards", "step", maxsize=8192)
+# A side's score (table.html#score): 2 sides x 10 scores, and blank.
+score_html = partial_memo(TEMPLATE, "score", maxsize=64)
+
+
+def cards_step_html(steps: Sequence[CardsStep]) -> SafeString:
+    """Card steps as the socket sends them: each card in its slot
+    (table.html#card), then each new score (table.html#score). Drawn from the card's and the score's own fragments,
+    each rendered once (a few hundred in all): a whole step was one of a few
+    thousand (slot, card, score) combinations, and a new worker rendered most
+    of them before its memo held them."""
+    html = []
+    for step in steps:
+        html.append(cards_html(step.cards))
+        html += [score_html(side=s.side, score=s.score) for s in step.scores]
+    # Each part is a template's output, so the whole is too.
+    return SafeString("".join(html))
 
 
 def peel_context(peel: PeelView) -> dict[str, Any]:

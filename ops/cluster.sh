@@ -15,6 +15,8 @@ ROOT=$(pwd)
 DIR=${CLUSTER_DIR:-$ROOT/.cluster}
 HTTP_WORKERS=${HTTP_WORKERS:-2}
 WS_WORKERS=${WS_WORKERS:-1}
+# Seconds a websocket worker's thread keeps its database connection.
+WS_CONN_MAX_AGE=${WS_CONN_MAX_AGE:-300}
 # Login and sign-up posts (each an Argon2id hash, about 18 ms of CPU here,
 # casino/hashing.py) get gunicorn workers of their own: a player's request
 # never waits behind a hash in the same worker. Each worker hashes one
@@ -92,6 +94,7 @@ start() {
   cat > "$DIR/env" <<ENV
 export DATABASE_URL=$DATABASE_URL
 export CASINO_DB_POOL=$CASINO_DB_POOL
+export CASINO_DB_HEALTH_CHECKS=1
 export REDIS_URL=$REDIS_URL
 export DJANGO_DEBUG=0
 export DJANGO_SECRET_KEY=$(cat "$DIR/secret")
@@ -130,7 +133,14 @@ ENV
   # frame (as daphne did: browsers offer permessage-deflate, and deflating
   # every reveal frame costs CPU the load test's client never asks for), and
   # on a stop closes its sockets (1012) after at most 5 s; the pages open
-  # them again.
+  # them again. Its few threads keep their database connections
+  # (CASINO_DB_CONN_MAX_AGE in casino/settings.py) instead of the pool's,
+  # unchecked: after a PostgreSQL restart each thread fails one round
+  # ("went wrong", nothing taken) and takes a new connection, where a pool
+  # of four dead ones failed up to four; checking every round's connection
+  # would cost an empty query a round. The HTTP workers check each pooled
+  # connection as they take it (CASINO_DB_HEALTH_CHECKS): a page never
+  # answers 500 for a connection PostgreSQL ended.
   local http_port=$WORKER_BASE login_port=$((WORKER_BASE + 50))
   local ws_upstream="" ws_ports=() programs=""
   program() {  # name, command line
@@ -157,7 +167,7 @@ stdout_logfile_backups=1
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
-    program "ws$i" "$PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets-sansio --ws-max-size 65536 --ws-per-message-deflate false --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5"
+    program "ws$i" "env CASINO_DB_POOL=0 CASINO_DB_CONN_MAX_AGE=$WS_CONN_MAX_AGE CASINO_DB_HEALTH_CHECKS=0 $PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets-sansio --ws-max-size 65536 --ws-per-message-deflate false --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5"
     ws_upstream+="    server 127.0.0.1:$port max_fails=0;"$'\n'
   done
   # The ledger audit, for /metrics (casino_ledger_audit_ok) and its alert.

@@ -76,3 +76,17 @@ def test_it_uses_postgresql_and_redis_when_urls_are_set():
     )
     assert result.returncode == 0, result.stderr
     assert "postgresql" in result.stdout and "RedisChannelLayer" in result.stdout
+
+
+def test_kept_connections_and_the_pool_are_refused_together():
+    """Django's pool cannot keep a connection per thread as well: the
+    operator is told which setting to change, rather than a failure at the
+    first query."""
+    result = run_django(
+        "import django; django.setup()",
+        DATABASE_URL="postgres://u:p@127.0.0.1:5432/casino",
+        CASINO_DB_POOL="4",
+        CASINO_DB_CONN_MAX_AGE="300",
+    )
+    assert result.returncode != 0
+    assert "CASINO_DB_POOL=0" in result.stderr

@@ -145,3 +145,34 @@ def test_a_login_flood_from_one_address_gets_429_from_nginx():
     # Another address is not held back.
     other = client.http_session(client.client_address(next(_addresses)))
     assert other.get(URL + "/accounts/login/", timeout=10).status_code == 200
+
+
+def terminate_other_connections() -> int:
+    """Every client connection to the cluster's database but this one ended
+    by PostgreSQL, as a restart or a failover ends them; how many."""
+    psycopg = pytest.importorskip("psycopg")
+    with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'"
+        ).fetchall()
+    return sum(1 for (ended,) in rows if ended)
+
+
+def test_connections_postgresql_ends_cost_no_page_and_at_most_one_round():
+    """PostgreSQL ends every connection (a restart, a failover). The HTTP
+    workers check a pooled connection as they take it: every page answers.
+    The websocket workers keep one connection a thread, unchecked: a BET or
+    DEAL on it may answer "went wrong" with nothing taken; the next plays."""
+    who = signed_up()
+    assert who.play("baccarat") and who.play("war")
+    assert terminate_other_connections() >= 1
+    for _ in range(6):  # more than a worker's pool of four
+        assert who.get(f"/war/{who.war_table}/", "war page").status_code == 200
+    for game in ("baccarat", "war"):
+        errors = len(who.report.errors)
+        if not who.play(game):
+            assert [kind for _, kind, _ in who.report.errors[errors:]] == ["went wrong"]
+        assert who.play(game), who.report.errors[errors:]
+    who.close()

@@ -164,7 +164,8 @@ def test_connections_postgresql_ends_cost_no_page_and_at_most_one_round():
     """PostgreSQL ends every connection (a restart, a failover). The HTTP
     workers check a pooled connection as they take it: every page answers.
     The websocket workers keep one connection a thread, unchecked: a BET or
-    DEAL on it may answer "went wrong" with nothing taken; the next plays."""
+    DEAL on it may answer "went wrong" with nothing taken, a handshake may
+    fail once (the page's socket tries again); the next plays, or opens."""
     who = signed_up()
     assert who.play("baccarat") and who.play("war")
     assert terminate_other_connections() >= 1
@@ -175,4 +176,29 @@ def test_connections_postgresql_ends_cost_no_page_and_at_most_one_round():
         if not who.play(game):
             assert [kind for _, kind, _ in who.report.errors[errors:]] == ["went wrong"]
         assert who.play(game), who.report.errors[errors:]
+    # Each websocket worker, straight (as nginx would send a page's socket
+    # trying again): a new socket opens by the second handshake.
+    nginx = (Path(os.environ["CASINO_CLUSTER_DIR"]) / "nginx.conf").read_text()
+    upstream = nginx.split("upstream casino_ws", 1)[1].split("}", 1)[0]
+    ports = re.findall(r"server 127\.0\.0\.1:(\d+)", upstream)
+    assert ports
+    cookie = "; ".join(f"{c.name}={c.value}" for c in who.http.cookies)
+    for port in ports:
+        opened = []
+        for _ in range(2):
+            try:
+                sock = websocket.create_connection(
+                    f"ws://127.0.0.1:{port}/ws/war/{who.war_table}/",
+                    host=URL.split("://", 1)[1],  # the site's, as nginx passes it
+                    origin=URL,
+                    cookie=cookie,
+                    timeout=10,
+                )
+            except Exception as exc:  # the handshake that met the dead connection
+                opened.append(str(exc)[:80])
+                continue
+            sock.close()
+            opened.append("open")
+            break
+        assert opened[-1] == "open", (port, opened)
     who.close()

@@ -213,16 +213,6 @@ if DATABASE_URL:
                 "timeout": 10,  # seconds to wait for a free connection
                 # (Django's pool already checks a connection as it leaves the pool.)
             }
-        # CASINO_DB_CONN_MAX_AGE=S: each thread keeps its connection S seconds
-        # (Django's CONN_MAX_AGE), for a process whose database work runs on a
-        # few long-lived threads: a websocket worker's socket threads
-        # (CASINO_SOCKET_THREADS) and asgiref's one sync thread. Taking a
-        # pooled connection and giving it back around every BET cost that
-        # worker more CPU than the round's own statements. Never for a process
-        # that serves pages under ASGI, where each request may run on a thread
-        # of its own (each would keep a connection). A broken connection fails
-        # one round and is replaced before the next (Django closes a
-        # connection that raised once it no longer answers).
         # CASINO_DB_HEALTH_CHECKS=1: a connection is checked (an empty query)
         # as it leaves the pool, or as a kept one is first used for a request
         # (Django's CONN_HEALTH_CHECKS). For the HTTP workers: after PostgreSQL
@@ -231,6 +221,17 @@ if DATABASE_URL:
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = bool(
             envint("CASINO_DB_HEALTH_CHECKS", 0, minimum=0)
         )
+        # CASINO_DB_CONN_MAX_AGE=S: each thread keeps its connection S seconds
+        # (Django's CONN_MAX_AGE), for a process whose database work runs on a
+        # few long-lived threads: a websocket worker's socket threads
+        # (CASINO_SOCKET_THREADS) and asgiref's one sync thread. After
+        # PostgreSQL ends its connections (a restart), each thread fails one
+        # round and replaces its connection (Django closes a connection that
+        # raised once it no longer answers), where an unchecked pool handed
+        # out each dead one in turn; a round also no longer takes a pooled
+        # connection and gives it back (about 30 us of CPU a round). Never for
+        # a process that serves pages under ASGI, where each request may run
+        # on a thread of its own (each would keep a connection).
         _max_age = envint("CASINO_DB_CONN_MAX_AGE", 0, minimum=0)
         if _max_age:
             if _pool:

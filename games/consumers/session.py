@@ -50,6 +50,7 @@ from django.utils import timezone
 from casino import metrics
 from casino.sessions import SessionStore
 from casino.sockets import session_group, user_group
+from games.services.rounds import session_model
 
 if TYPE_CHECKING:
     from asgiref.typing import WebSocketConnectEvent, WebSocketDisconnectEvent
@@ -62,9 +63,11 @@ log = structlog.stdlib.get_logger(__name__)
 @database_sync_to_async
 def stored_expiry(session_key: str) -> dt.datetime | None:
     """When the stored session expires (None: it is gone)."""
-    model = import_module(settings.SESSION_ENGINE).SessionStore.get_model_class()
     return (
-        model.objects.filter(session_key=session_key).values_list("expire_date", flat=True).first()
+        session_model()
+        ._default_manager.filter(session_key=session_key)
+        .values_list("expire_date", flat=True)
+        .first()
     )
 
 

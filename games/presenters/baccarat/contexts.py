@@ -260,10 +260,10 @@ score_html = partial_memo(TEMPLATE, "score", maxsize=64)
 
 def cards_step_html(steps: Sequence[CardsStep]) -> SafeString:
     """Card steps as the socket sends them: each card in its slot
-    (table.html#card), then each new score (table.html#score). Drawn from the card's and the score's own fragments,
-    each rendered once (a few hundred in all): a whole step was one of a few
-    thousand (slot, card, score) combinations, and a new worker rendered most
-    of them before its memo held them."""
+    (table.html#card), then each new score (table.html#score), from their
+    own fragments, each rendered once (a few hundred in all): a whole step
+    was one of a few thousand (slot, card, score) combinations, and a new
+    worker rendered most of them before its memo held them."""
     html = []
     for step in steps:
         html.append(cards_html(step.cards))

@@ -176,14 +176,17 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         self.session_ended = True
         await self.close(code=SESSION_END_CLOSE_CODE)
 
-    def fresh_session(self) -> SessionBase | None:
+    def fresh_session(self, *, from_database: bool = False) -> SessionBase | None:
         """The session as it is now, for an action sent over the socket (the
         squeeze toggle may have changed over HTTP since the socket opened),
         or None once it has ended: logged out, expired, or another account's.
-        It reads the store: call it in a thread."""
+        ``from_database``: read the row, not the cache in front of it. It
+        reads the store: call it in a thread."""
         if not self.session_key:
             return None
         store = import_module(settings.SESSION_ENGINE).SessionStore(self.session_key)
+        if from_database and isinstance(store, SessionStore):
+            store.from_database = True
         user = self.scope.get("user")
         if user is None or str(store.get(SESSION_KEY, "")) != str(user.pk):
             return None
@@ -196,7 +199,7 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
                 return None
         return store
 
-    def session_for_round(self) -> SessionBase | None:
+    def session_for_round(self, *, changed: bool = False) -> SessionBase | None:
         """The session a BET or DEAL reads (the squeeze's state), or None once
         it has ended. The copy read last, without a trip to the store, unless
         the squeeze view said it changed since, or its stored expiry lags a
@@ -204,10 +207,16 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         clock restarted (``fresh_session``). Whether the session still lives
         is the round's own check, in its lock (``session_key`` of
         ``rounds.place_round``); a session key's player never changes (a login
-        makes a new key), so the copy's player is the socket's. It reads the
-        store: call it in a thread."""
+        makes a new key), so the copy's player is the socket's.
+
+        ``changed``: the round's lock found the session stored again since
+        the copy was read (``SessionChanged``; the squeeze view's message may
+        still be on its way): its row is read again. It reads the store: call
+        it in a thread."""
         if self.session_ended or not self.session_key:
             return None
+        if changed:
+            return self._hold_fresh(self.session_changes, from_database=True)
         held = self.held
         if (
             held is not None
@@ -218,12 +227,19 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         # A change heard during the read reads it again.
         return self._hold_fresh(self.session_changes)
 
-    def _hold_fresh(self, changes: int) -> SessionBase | None:
+    def _hold_fresh(self, changes: int, *, from_database: bool = False) -> SessionBase | None:
         """Read the session again (``fresh_session``: its idle clock restarted
         if it lags) and hold it as read after ``changes`` changes."""
-        store = self.fresh_session()
+        store = self.fresh_session(from_database=from_database)
         self.held = None if store is None else HeldSession(store, changes)
         return store
+
+    @property
+    def session_read(self) -> dt.datetime | None:
+        """The stored expiry of the session copy held (``session_for_round``),
+        for the round's lock to compare (``rounds.place_round``)."""
+        held = self.held
+        return held.store.stored_expiry if held and isinstance(held.store, SessionStore) else None
 
     def session_seen(self, expiry: dt.datetime | None) -> None:
         """The session's stored expiry as a round's lock read it. The idle

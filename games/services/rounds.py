@@ -32,7 +32,14 @@ from django.utils.translation import gettext as _
 from games import rows
 from games.cards import server_seed_hash
 from games.display import format_chips
-from games.errors import BetRefused, GameError, InsufficientChips, SessionEnded, TableClosed
+from games.errors import (
+    BetRefused,
+    GameError,
+    InsufficientChips,
+    SessionChanged,
+    SessionEnded,
+    TableClosed,
+)
 from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Profile, Round, Table, TableVersion, Wallet
 from games.money import bet_step
@@ -564,6 +571,7 @@ def place_round(
     dealer: Dealer,
     now: dt.datetime | None = None,
     session_key: str | None = None,
+    session_read: dt.datetime | None = None,
 ) -> Placed:
     """Play one round of ``dealer``'s game; idempotent per ``slip_key``.
 
@@ -572,6 +580,13 @@ def place_round(
     unexpired (else ``SessionEnded``, nothing played): a logout or expiry
     that no push brought to the socket still stops its next round. An HTTP
     request's session was loaded by its middleware: it passes none.
+
+    ``session_read``: the stored expiry of the copy of that session the
+    caller read what it passes in from (the squeeze's state). Every save of
+    a session stores a new expiry, so a lock that reads another one raises
+    ``SessionChanged`` before anything is written: a change stored over HTTP
+    counts from the next round even when its message to the socket is still
+    on its way.
     """
     started = time.time()
     slip_key = (slip_key or "").strip()
@@ -590,6 +605,7 @@ def place_round(
             now=now,
             started=started,
             session_key=session_key,
+            session_read=session_read,
         )
     except GameError as refusal:
         metrics.refused(dealer.game, refusal.code)
@@ -634,11 +650,14 @@ def _place(
     now: dt.datetime | None,
     started: float,
     session_key: str | None,
+    session_read: dt.datetime | None,
 ) -> Placed:
     # The table as it is now (``table`` may be a socket's older read).
     wallet, table, session_expiry = lock_wallet_at(user, table, session_key)
     if session_key is not None and (session_expiry is None or session_expiry <= timezone.now()):
         raise SessionEnded(f"the session of player {user.pk} ended")
+    if session_key is not None and session_read is not None and session_expiry != session_read:
+        raise SessionChanged(f"the session of player {user.pk} was stored again")
     require_open(table)
     # Under the wallet lock a racing request with the same slip has either
     # committed its round (found here) or not started.

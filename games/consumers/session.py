@@ -9,7 +9,8 @@ consumer's bases. For a logged-in socket it
   whichever worker it is;
 * re-reads the session when it expires (and every
   ``CASINO_SOCKET_SESSION_CHECK`` seconds), since an idle session ends with
-  no event, and closes the socket once the session is gone or expired;
+  no event, and closes the socket once the session is gone or expired (a
+  read the database fails is tried again, within ``WATCH_RETRY`` seconds);
 * checks the session at every BET and DEAL in the round's own lock
   (``rounds.place_round(session_key=...)``: the stored row, unexpired), so a
   logout or expiry whose push did not reach the socket still plays nothing,
@@ -50,12 +51,14 @@ from django.utils import timezone
 from casino import metrics
 from casino.sessions import SessionStore
 from casino.sockets import session_group, user_group
+from games.services.faults import maybe_fail
 from games.services.rounds import session_model
 
 if TYPE_CHECKING:
     from asgiref.typing import WebSocketConnectEvent, WebSocketDisconnectEvent
 
 SESSION_END_CLOSE_CODE = 4001
+WATCH_RETRY = 5.0  # seconds before a session check that failed is tried again
 
 log = structlog.stdlib.get_logger(__name__)
 
@@ -63,6 +66,7 @@ log = structlog.stdlib.get_logger(__name__)
 @database_sync_to_async
 def stored_expiry(session_key: str) -> dt.datetime | None:
     """When the stored session expires (None: it is gone)."""
+    maybe_fail("session.watch")
     return (
         session_model()
         ._default_manager.filter(session_key=session_key)
@@ -261,7 +265,15 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
     async def _watch_session(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             while not self.session_ended and self.session_key:
-                expiry = await stored_expiry(self.session_key)
+                try:
+                    expiry = await stored_expiry(self.session_key)
+                except Exception:
+                    # The database is away (a restart, a failover). Rounds
+                    # still check the session in their own lock; the watch
+                    # tries again soon rather than end for good.
+                    log.warning("session_check_failed", exc_info=True)
+                    await asyncio.sleep(min(settings.CASINO_SOCKET_SESSION_CHECK, WATCH_RETRY))
+                    continue
                 now = timezone.now()
                 if expiry is None or expiry <= now:
                     await self.session_end()

@@ -24,6 +24,7 @@ from casino.asgi import application
 from games.consumers.session import SESSION_END_CLOSE_CODE
 from games.models import Round
 from games.services import baccarat as baccarat_service
+from games.services.faults import inject_fault
 from tests.games.consumers.conftest import surrender_a_tie
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -113,6 +114,23 @@ async def test_a_session_activity_keeps_the_socket_open(make_player, settings):
     await database_sync_to_async(here.get)(reverse("lobby"))  # restarts the hour
     assert await socket.receive_nothing(timeout=2)
     await socket.disconnect()
+
+
+async def test_a_session_check_that_failed_is_tried_again(make_player, settings):
+    """The socket's watch of its session meets a database error (a restart,
+    a failover): it tries again, and still closes the socket at its
+    session's expiry."""
+    settings.CASINO_SOCKET_SESSION_CHECK = 0.3
+    player = await database_sync_to_async(make_player)()
+    here = await database_sync_to_async(browser)(player)
+    key = here.cookies["sessionid"].value
+    await database_sync_to_async(Session.objects.filter(session_key=key).update)(
+        expire_date=timezone.now() + dt.timedelta(seconds=1.5)
+    )
+    with inject_fault("session.watch"):
+        socket = await opened(here, SOCKETS[1])
+        assert await socket.receive_nothing(timeout=1)  # every check fails meanwhile
+    assert await socket.receive_output(timeout=3) == CLOSED
 
 
 @pytest.mark.parametrize("path", SOCKETS)

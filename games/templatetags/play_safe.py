@@ -8,6 +8,7 @@ from typing import Any
 
 from django import template
 
+from games.presenters.baccarat.contexts import UNSEEN_NET
 from games.services import play_safe
 
 register = template.Library()
@@ -28,8 +29,12 @@ def play_safe_header(context: template.Context) -> dict[str, Any]:
     if started is None:
         return {"show": False}
     summary = play_safe.session_summary(user, started=started)
+    # A round whose result the page has not shown yet (a table drawn in the
+    # middle of its reveal) counts once it is shown: the net must not tell
+    # the result before the cards do.
+    unseen = context.get(UNSEEN_NET) or 0
     return {
         "show": True,
         "minutes": summary.played_minutes,
-        "net": summary.net,
+        "net": summary.net - unseen,
     }

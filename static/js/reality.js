@@ -30,10 +30,25 @@ function showSession(status) {
   if (net) net.textContent = (status.net.startsWith("-") || status.net === "0" ? "" : "+") + status.net;
 }
 
+// A Baccarat round on its way to its result: cards still to open, a
+// squeeze still to peel, or BET answered and its reveal not yet at the
+// result. The header's net (and the reality check) would tell the result
+// before the cards do; they wait for it. The net counts a round once its
+// result is shown (the table's page drawn mid-reveal leaves it out too).
+function revealPending() {
+  if (document.querySelector("[data-phase=revealing]")) return true;
+  const placed = document.getElementById("bac-placed");
+  const phase = document.getElementById("bac-phase");
+  const placedRound = Number(placed && placed.dataset.round);
+  if (!(placedRound > 0)) return false;
+  return !phase || phase.dataset.phase !== "done" || !(Number(phase.dataset.round) >= placedRound);
+}
+
 async function check() {
-  if (!dialog || dialog.open) return;
+  if (!dialog || dialog.open || revealPending()) return;
   const status = await fetchStatus();
-  if (!status) return;
+  // A BET may have been answered while the figures were on their way.
+  if (!status || revealPending()) return;
   showSession(status);
   clearTimeout(timer);
   if (status.due && !status.round_open) {
@@ -48,13 +63,10 @@ if (dialog) {
   // The dialog is answered only by one of its three choices.
   dialog.addEventListener("cancel", (event) => event.preventDefault());
   // After a round's answer or a pushed reveal step, but never while cards
-  // are still being revealed: the header's net would tell the result first.
-  const settle = () => {
-    if (!document.querySelector("[data-phase=revealing]")) check();
-  };
-  document.body.addEventListener("htmx:afterRequest", settle);
-  document.body.addEventListener("htmx:wsAfterMessage", settle);
-  setInterval(settle, 60_000);
+  // are still being revealed (revealPending).
+  document.body.addEventListener("htmx:afterRequest", check);
+  document.body.addEventListener("htmx:wsAfterMessage", check);
+  setInterval(check, 60_000);
   check();
 }
 

@@ -1,7 +1,8 @@
 """A Baccarat table reloaded in the middle of a round goes on where the
 round was: the reveal continues card by card to the result, a squeeze the
 player had not finished is offered again, and nothing of the round (cards,
-winner, payout, roads) shows before the player has seen it."""
+winner, payout, roads, the header's session net) shows before the player
+has seen it."""
 
 from __future__ import annotations
 
@@ -98,6 +99,10 @@ def test_a_reload_mid_squeeze_offers_the_squeeze_again(page, live_url, signed_up
     stage = page.get_by_test_id("squeeze-stage")
     expect(stage).to_have_attribute("data-slot", "p2")
     expect(page.get_by_test_id("card-p1")).to_have_attribute("data-card", "9H")
+    # The header's session net waits for the result (Player wins 1,000).
+    net = page.get_by_test_id("session-net")
+    page.wait_for_timeout(500)  # the figures the BET's answer asks for have come
+    expect(net).to_have_text("0")
     page.reload()
 
     # The squeeze is offered again, on the same card, its face still unsent;
@@ -110,6 +115,8 @@ def test_a_reload_mid_squeeze_offers_the_squeeze_again(page, live_url, signed_up
     first = page.evaluate("window.__firstDraw")
     assert first["winner"] is None and first["cards"] == [], first
     assert page.get_by_test_id("result").get_attribute("data-winner") is None
+    expect(net).to_have_text("0")  # the page drawn mid-squeeze leaves the round out
     page.get_by_test_id("peel-open").click()
     expect(page.get_by_test_id("card-p2")).to_have_attribute("data-card", "8H")
     expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")
+    expect(net).to_have_text("+1,000")

@@ -216,10 +216,17 @@ def deal_context(rnd: Round) -> dict[str, Any]:
     }
 
 
+# In a page's context: the net of a round whose result the page has not
+# shown yet, which the header's session net leaves out
+# (games/templatetags/play_safe.py).
+UNSEEN_NET = "play_safe_unseen_net"
+
+
 def revealing_context(rnd: Round) -> dict[str, Any]:
     """The table screen while ``rnd``'s reveal is still to be shown (the
     page was reloaded mid reveal): the felt and the balance as the reveal
-    starts, so the socket's steps can show the rest."""
+    starts, so the socket's steps can show the rest. The header's session
+    net leaves the round out until then (``UNSEEN_NET``)."""
     after_stakes = balance_after_stakes(rnd)
     return {
         "board": board_view(rnd, shown=0),
@@ -228,6 +235,7 @@ def revealing_context(rnd: Round) -> dict[str, Any]:
         "payout": 0,
         "phase": "revealing",
         "round_id": rnd.pk,
+        UNSEEN_NET: rnd.total_return - rnd.total_bet,
     }
 
 

@@ -67,9 +67,13 @@ class SiteOriginValidator(OriginValidator):
         return await WebsocketDenier()(scope, receive, send)
 
     def match_exactly(self, origin, pattern: str) -> bool:
-        """Same scheme, same host name (no sub-domains), same port."""
+        """Same scheme, same host name (no sub-domains), same port; and
+        nothing else, as a browser sends an Origin (no user, path, query or
+        fragment: ``http://evil.example@host`` is not ``http://host``)."""
         parsed = urlparse(pattern.lower())
         if not origin.scheme or origin.hostname is None or not parsed.scheme:
+            return False
+        if "@" in origin.netloc or origin.path or origin.params or origin.query or origin.fragment:
             return False
         try:
             return (

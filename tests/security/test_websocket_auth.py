@@ -129,6 +129,14 @@ async def test_it_refuses_a_page_from_another_site(make_player, path):
         b"https://localhost.evil.example",
         b"http://localhost@evil.example",
         b"http://evil.example/localhost",
+        # The site's own origin dressed up: an Origin is scheme, host and
+        # port alone, and no browser sends one with more.
+        b"http://evil.example@localhost:8000",
+        b"http://user:pw@localhost:8000",
+        b"http://localhost:8000/",
+        b"http://localhost:8000/page",
+        b"http://localhost:8000?x=1",
+        b"http://localhost:8000#x",
         b"null",
         b"",
         None,  # no Origin header at all

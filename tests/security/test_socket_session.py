@@ -49,6 +49,17 @@ def tab(client: Client, path: str) -> WebsocketCommunicator:
     return WebsocketCommunicator(application, path, headers=headers)
 
 
+async def browser_expiring_in(make_player, *, seconds: float) -> Client:
+    """A new player's logged-in browser whose session has ``seconds`` left."""
+    player = await database_sync_to_async(make_player)()
+    here = await database_sync_to_async(browser)(player)
+    key = here.cookies["sessionid"].value
+    await database_sync_to_async(Session.objects.filter(session_key=key).update)(
+        expire_date=timezone.now() + dt.timedelta(seconds=seconds)
+    )
+    return here
+
+
 async def opened(client: Client, path: str) -> WebsocketCommunicator:
     communicator = tab(client, path)
     connected, _ = await communicator.connect(timeout=3)
@@ -89,13 +100,8 @@ async def test_no_reveal_reaches_a_logged_out_tab(make_player):
 
 @pytest.mark.parametrize("path", SOCKETS)
 async def test_an_expired_sessions_socket_is_closed_at_its_expiry(make_player, path):
-    player = await database_sync_to_async(make_player)()
-    here = await database_sync_to_async(browser)(player)
-    key = here.cookies["sessionid"].value
     # The player has been idle for almost the whole hour: one second left.
-    await database_sync_to_async(Session.objects.filter(session_key=key).update)(
-        expire_date=timezone.now() + dt.timedelta(seconds=1)
-    )
+    here = await browser_expiring_in(make_player, seconds=1)
     socket = await opened(here, path)
     assert await socket.receive_nothing(timeout=0.5)  # still within the hour
     assert await socket.receive_output(timeout=3) == CLOSED
@@ -104,12 +110,7 @@ async def test_an_expired_sessions_socket_is_closed_at_its_expiry(make_player, p
 async def test_a_session_activity_keeps_the_socket_open(make_player, settings):
     """A page request in the meantime restarts the hour: the socket stays."""
     settings.CASINO_SOCKET_SESSION_CHECK = 0.5
-    player = await database_sync_to_async(make_player)()
-    here = await database_sync_to_async(browser)(player)
-    key = here.cookies["sessionid"].value
-    await database_sync_to_async(Session.objects.filter(session_key=key).update)(
-        expire_date=timezone.now() + dt.timedelta(seconds=1)
-    )
+    here = await browser_expiring_in(make_player, seconds=1)
     socket = await opened(here, SOCKETS[0])
     await database_sync_to_async(here.get)(reverse("lobby"))  # restarts the hour
     assert await socket.receive_nothing(timeout=2)
@@ -121,12 +122,7 @@ async def test_a_session_check_that_failed_is_tried_again(make_player, settings)
     a failover): it tries again, and still closes the socket at its
     session's expiry."""
     settings.CASINO_SOCKET_SESSION_CHECK = 0.3
-    player = await database_sync_to_async(make_player)()
-    here = await database_sync_to_async(browser)(player)
-    key = here.cookies["sessionid"].value
-    await database_sync_to_async(Session.objects.filter(session_key=key).update)(
-        expire_date=timezone.now() + dt.timedelta(seconds=1.5)
-    )
+    here = await browser_expiring_in(make_player, seconds=1.5)
     with inject_fault("session.watch"):
         socket = await opened(here, SOCKETS[1])
         assert await socket.receive_nothing(timeout=1)  # every check fails meanwhile

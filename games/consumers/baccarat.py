@@ -280,6 +280,10 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             session = self.session_for_round(changed=attempt > 0)
             if session is None:
                 raise SessionEnded(f"the session of player {self.user.pk} ended")
+            if not attempt:  # the message's part, once the session is known to live
+                bets = slip_stakes(message, AREAS)
+                slip = text_field(message, "slip_key")
+                notify_sockets = others_open(self.user.pk, self.slug)
             wish = squeeze_service.wish(
                 session=session,
                 cookies=self.scope.get("cookies") or {},
@@ -290,10 +294,10 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 placed = service.play(
                     user=self.user,
                     table=self.table,  # read again in the round's own transaction
-                    bets=slip_stakes(message, AREAS),
-                    slip_key=text_field(message, "slip_key"),
+                    bets=bets,
+                    slip_key=slip,
                     squeeze=wish,
-                    notify_sockets=others_open(self.user.pk, self.slug),
+                    notify_sockets=notify_sockets,
                     session_key=self.session_key,
                     session_read=self.session_read if attempt < SESSION_READS - 1 else None,
                 )

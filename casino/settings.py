@@ -121,9 +121,9 @@ MIDDLEWARE = [
     # Outermost: django-prometheus times and counts every request and answer.
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     # First: a credential post while the password-hash pool is full gets its
-    # 429 before any other work (casino/throttle.py; under ASGI, casino/guard.py's
+    # 429 before any other work (casino/frontdoor/throttle.py; under ASGI, casino/frontdoor/'s
     # CredentialDesk refuses a flood's posts earlier still, without a thread).
-    "casino.throttle.HashesBusyMiddleware",
+    "casino.frontdoor.throttle.HashesBusyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -134,7 +134,7 @@ MIDDLEWARE = [
     # Before the CSRF check, so every credential post counts (its
     # process_view still sees request.user: every middleware's request part
     # has run by then).
-    "casino.throttle.CredentialThrottleMiddleware",
+    "casino.frontdoor.throttle.CredentialThrottleMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # request.user.is_verified(): the session gave a staff member's second factor.
@@ -302,7 +302,7 @@ if REDIS_URL:
         }
     }
     # One cache for every process of the cluster: the credential throttle's
-    # counters (casino/throttle.py) and axes' must be shared to mean anything.
+    # counters (casino/frontdoor/throttle.py) and axes' must be shared to mean anything.
     CACHES = {
         "default": {
             "BACKEND": "casino.cache.RedisCache",
@@ -320,17 +320,17 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-# Argon2id at OWASP's floor first (casino/hashing.py: chosen on measurement,
+# Argon2id at OWASP's floor first (casino/frontdoor/hash_pool.py: chosen on measurement,
 # docs/front-door.md); passwords stored with other Argon2 parameters, PBKDF2
 # or scrypt still verify and are hashed again with it at the next log-in.
-# Every hasher here runs its hashes in casino/hashing.py's pool.
+# Every hasher here runs its hashes in casino/frontdoor/hash_pool.py's pool.
 PASSWORD_HASHERS = [
-    "casino.hashing.Argon2Hasher",
-    "casino.hashing.PBKDF2Hasher",
-    "casino.hashing.PBKDF2SHA1Hasher",
-    "casino.hashing.ScryptHasher",
+    "casino.frontdoor.hash_pool.Argon2Hasher",
+    "casino.frontdoor.hash_pool.PBKDF2Hasher",
+    "casino.frontdoor.hash_pool.PBKDF2SHA1Hasher",
+    "casino.frontdoor.hash_pool.ScryptHasher",
 ]
-# Password hashes running at once in one process (casino/hashing.py): half
+# Password hashes running at once in one process (casino/frontdoor/hash_pool.py): half
 # the cores by default, so the other half serves the players; at most
 # CASINO_HASHES_WAITING more wait for a place (a sign-up burst queues for a
 # few hashes' time), and any beyond those get a 429 at once, nothing hashed.
@@ -338,7 +338,7 @@ CASINO_HASHES_AT_ONCE = envint(
     "CASINO_HASHES_AT_ONCE", max(1, (os.cpu_count() or 2) // 2), minimum=1
 )
 CASINO_HASHES_WAITING = envint("CASINO_HASHES_WAITING", 4 * CASINO_HASHES_AT_ONCE, minimum=0)
-# Requests inside Django at once in one ``make run`` process (casino/guard.py's
+# Requests inside Django at once in one ``make run`` process (casino/frontdoor/'s
 # PageSeats): Django's ASGI handler gives every request a thread of its own,
 # and all of them share one interpreter lock with the players' rounds, so a
 # flood of page views (each a thread) slowed every round. One more than the
@@ -378,13 +378,13 @@ AXES_FAILURE_LIMIT = envint("CASINO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = 0.25  # hours
 # A username from one address, and an address whatever the usernames: failed
 # logins spread over many usernames lock the address after
-# CASINO_ADDRESS_FAILURE_LIMIT of them (casino/lockout.py).
+# CASINO_ADDRESS_FAILURE_LIMIT of them (casino/frontdoor/lockout.py).
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
-AXES_HANDLER = "casino.lockout.AddressLockoutHandler"
+AXES_HANDLER = "casino.frontdoor.lockout.AddressLockoutHandler"
 CASINO_ADDRESS_FAILURE_LIMIT = envint("CASINO_ADDRESS_FAILURE_LIMIT", 20, minimum=1)
 # Anonymous credential posts (login, sign-up, the admin's login) per client
 # address per minute, counted in the cache before any password is hashed
-# (casino/throttle.py); more get a 429. The cluster's nginx applies the same
+# (casino/frontdoor/throttle.py); more get a 429. The cluster's nginx applies the same
 # rate in front (ops/cluster.sh). 0 turns the Django check off (the tests
 # do, except the throttle's own).
 CASINO_CREDENTIAL_POSTS = envint("CASINO_CREDENTIAL_POSTS", 0 if TESTING else 10, minimum=0)
@@ -444,11 +444,11 @@ STORAGES = {
 # --- Security ---------------------------------------------------------------
 # Request bodies: the largest form the site has is a few kilobytes; nginx
 # refuses bigger bodies in the cluster (client_max_body_size) with the same
-# limit, and under ASGI casino/guard.py answers 413 before reading more.
+# limit, and under ASGI casino/frontdoor/ answers 413 before reading more.
 CASINO_MAX_BODY_BYTES = envint("CASINO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = CASINO_MAX_BODY_BYTES
 # Websockets one client address may hold open at once per server process
-# (casino/guard.py; the cluster's nginx counts across its workers too): a
+# (casino/frontdoor/; the cluster's nginx counts across its workers too): a
 # household behind one NAT with a few players and tabs, not one machine
 # holding thousands. 0: no cap.
 CASINO_SOCKETS_PER_ADDRESS = envint("CASINO_SOCKETS_PER_ADDRESS", 20, minimum=0)
@@ -562,7 +562,7 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 # hash pool's fast 429, which must stay the first thing a request meets.
 INSTALLED_APPS.append("django_structlog")
 MIDDLEWARE.insert(
-    MIDDLEWARE.index("casino.throttle.HashesBusyMiddleware") + 1,
+    MIDDLEWARE.index("casino.frontdoor.throttle.HashesBusyMiddleware") + 1,
     "django_structlog.middlewares.RequestMiddleware",
 )
 LOG_LEVEL = os.environ.get("DJANGO_LOG_LEVEL", "INFO").strip().upper()

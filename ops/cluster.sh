@@ -24,9 +24,10 @@ WS_CONN_MAX_AGE=${WS_CONN_MAX_AGE:-300}
 # the rest of their requests or wait for it, so strangers' posts that pass
 # nginx's budget take at most LOGIN_WORKERS hashing threads of CPU. Sized on
 # bench/load.py with 300 players playing and 200 more signing up at 10 a
-# second (docs/front-door.md, "Password hashing"): at nice 10 the busy
-# machine starved the one worker and every one of the 200 timed out; two
-# workers at the players' own priority signed up all 200.
+# second (docs/measurements/front-door.md, "The cluster: sizing the login
+# workers"): at nice 10 the busy machine starved the one worker and every
+# one of the 200 timed out; two workers at the players' own priority signed
+# up all 200.
 LOGIN_WORKERS=${LOGIN_WORKERS:-2}
 # Threads per login worker: requests in progress at once; the hash pool's
 # waiting places are as many, so none is refused for want of room.

@@ -7,8 +7,10 @@ from casino.settings.env import envint
 
 # Redis across the cluster's workers; one process's memory otherwise. redis-py
 # 8 reads with a 5 s timeout, as long as channels_redis blocks waiting for a
-# message (redis/redis-py#4091), and caps a pool at 100 connections, which a
-# busy worker passed; a channel's messages past `capacity` are dropped.
+# message, so an idle socket's consumer died (redis/redis-py#4091): read for
+# longer. It also caps a pool at 100 connections, which a busy worker's
+# group sends passed (a 500 after a committed DEAL). A worker's messages past
+# `capacity` are dropped: the default 100 lost reveals under load.
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",

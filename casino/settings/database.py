@@ -15,16 +15,14 @@ DATABASE_URL = envstr("DATABASE_URL")
 REDIS_URL = envstr("REDIS_URL")
 CASINO_SQLITE_PATH = envstr("CASINO_SQLITE_PATH") or str(BASE_DIR / "db" / "casino.sqlite3")
 CASINO_SQLITE_TEST_PATH = envstr("CASINO_SQLITE_TEST_PATH") or str(BASE_DIR / "db" / "test.sqlite3")
-# PostgreSQL only. A statement run this many times on one connection is
-# prepared there (0: never, for a pooler that cannot keep prepared statements).
+# PostgreSQL only (what each does: docs/configuration.md). Why: prepared
+# statements took PostgreSQL's CPU per BET from about 2.2 to 1.5 ms; a new
+# connection per request cost about a third of the stack's CPU per round
+# (bench/load.py); a kept connection per thread saves a socket worker's round
+# the pool's take and give-back (about 30 us) and is replaced after a restart.
 CASINO_DB_PREPARE = envint("CASINO_DB_PREPARE", 5, minimum=0)
-# Connections kept per process in psycopg's pool (0: one per request).
 CASINO_DB_POOL = envint("CASINO_DB_POOL", 0, minimum=0)
-# A connection is checked (an empty query) as it leaves the pool, so one that
-# PostgreSQL ended (a restart) is replaced rather than answering with a 500.
 CASINO_DB_HEALTH_CHECKS = bool(envint("CASINO_DB_HEALTH_CHECKS", 0, minimum=0))
-# Seconds each thread keeps its connection, for a process whose database work
-# runs on a few long-lived threads (the websocket workers), never with the pool.
 CASINO_DB_CONN_MAX_AGE = envint("CASINO_DB_CONN_MAX_AGE", 0, minimum=0)
 
 

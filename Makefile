@@ -60,7 +60,7 @@ setup: $(VENV)/.runtime db/secret_key messages
 # One hypercorn serves pages (Django's ASGI handler) and sockets (Channels),
 # chosen on measurement (docs/front-door.md): it closes a connection whose
 # request head is not all there after HEAD_SECONDS (slow clients), and
-# reads a body only as the site asks for it, so casino/guard.py answers 413
+# reads a body only as the site asks for it, so casino/frontdoor/body_limit.py answers 413
 # past CASINO_MAX_BODY_BYTES before more is read. Its other settings:
 # casino/hypercorn_conf.py.
 HEAD_SECONDS ?= 5
@@ -182,7 +182,7 @@ format: $(VENV)/.dev
 clean:
 	rm -rf db staticfiles
 
-# --- Backups (casino/backups.py, docs/operations.md) ---------------------------
+# --- Backups (games/backups.py, docs/operations.md) ----------------------------
 # `make backup` takes a consistent backup while players play (SQLite: the
 # online backup API; PostgreSQL: pg_dump) into CASINO_BACKUP_DIR (default
 # backups/) and prints its path alone: BACKUP=$$(make -s backup).

@@ -3,13 +3,12 @@ Channels (``make run``: one hypercorn serves both, casino/hypercorn_conf.py;
 the cluster sends only ``/ws/`` here, to uvicorn, and HTTP to gunicorn,
 casino/wsgi.py).
 
-Every request body is bounded as it streams (casino/guard.py: 413 past
-``CASINO_MAX_BODY_BYTES``, before more is read), log-in and sign-up posts
-enter the site a few at a time (the others wait, or get a 429 at once), all
-requests enter Django a few at a time (signed-in players first), and one
-client address holds at most ``CASINO_SOCKETS_PER_ADDRESS`` sockets open. A socket is let
-in only from the site's own pages (casino/origin.py: scheme, host and port),
-with the session cookie (``AuthMiddlewareStack``).
+The front door's ASGI guards (casino/frontdoor/) wrap both: every request
+body is bounded as it streams, log-in and sign-up posts enter the site a
+few at a time, all requests enter Django a few at a time (signed-in players
+first), one client address holds a few sockets open, and a socket is let in
+only from the site's own pages, with the session cookie
+(``AuthMiddlewareStack``).
 """
 
 from __future__ import annotations
@@ -26,15 +25,26 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from casino.guard import (  # noqa: E402
-    BodyLimit,
-    CredentialDesk,
-    PageSeats,
-    SocketsPerAddress,
-    lifespan,
-)
-from casino.origin import SiteOriginValidator  # noqa: E402
+from casino.frontdoor.body_limit import BodyLimit  # noqa: E402
+from casino.frontdoor.credential_desk import CredentialDesk  # noqa: E402
+from casino.frontdoor.origin import SiteOriginValidator  # noqa: E402
+from casino.frontdoor.page_seats import PageSeats  # noqa: E402
+from casino.frontdoor.sockets_per_address import SocketsPerAddress  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+
+
+async def lifespan(scope, receive, send) -> None:
+    """Start-up and shut-down have nothing to do here: acknowledged, so a
+    server that sends them (hypercorn) does not log the application as
+    failing them."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
 
 application = ProtocolTypeRouter(
     {

@@ -13,7 +13,7 @@ The limits that are the server's own:
   $(HEAD_SECONDS)``.
 * ``h11_max_incomplete_size``: a request head larger than this is refused.
 * bodies: hypercorn hands the application a body as it arrives and stops
-  reading while ``max_app_queue_size`` pieces wait, so casino/guard.py's 413
+  reading while ``max_app_queue_size`` pieces wait, so casino/frontdoor/body_limit.py's 413
   comes after at most ``CASINO_MAX_BODY_BYTES`` were read;
   ``websocket_max_message_size`` bounds a socket's messages the same way.
 

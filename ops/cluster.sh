@@ -18,15 +18,16 @@ WS_WORKERS=${WS_WORKERS:-1}
 # Seconds a websocket worker's thread keeps its database connection.
 WS_CONN_MAX_AGE=${WS_CONN_MAX_AGE:-300}
 # Login and sign-up posts (each an Argon2id hash, about 18 ms of CPU here,
-# casino/hashing.py) get gunicorn workers of their own: a player's request
+# casino/frontdoor/hash_pool.py) get gunicorn workers of their own: a player's request
 # never waits behind a hash in the same worker. Each worker hashes one
 # password at a time (CASINO_HASHES_AT_ONCE=1) while its other threads do
 # the rest of their requests or wait for it, so strangers' posts that pass
 # nginx's budget take at most LOGIN_WORKERS hashing threads of CPU. Sized on
 # bench/load.py with 300 players playing and 200 more signing up at 10 a
-# second (docs/front-door.md, "Password hashing"): at nice 10 the busy
-# machine starved the one worker and every one of the 200 timed out; two
-# workers at the players' own priority signed up all 200.
+# second (docs/measurements/front-door.md, "The cluster: sizing the login
+# workers"): at nice 10 the busy machine starved the one worker and every
+# one of the 200 timed out; two workers at the players' own priority signed
+# up all 200.
 LOGIN_WORKERS=${LOGIN_WORKERS:-2}
 # Threads per login worker: requests in progress at once; the hash pool's
 # waiting places are as many, so none is refused for want of room.
@@ -42,11 +43,11 @@ REDIS_PORT=${CLUSTER_REDIS_PORT:-26380}
 # the login workers on WORKER_BASE + 50.
 WORKER_BASE=${CLUSTER_WORKER_BASE:-8101}
 # Anonymous login/sign-up posts per address per minute (nginx here, and
-# Django behind it: casino/throttle.py), and the largest request body.
+# Django behind it: casino/frontdoor/throttle.py), and the largest request body.
 CREDENTIAL_POSTS=${CASINO_CREDENTIAL_POSTS:-10}
 MAX_BODY_BYTES=${CASINO_MAX_BODY_BYTES:-1048576}
 # Websockets one client address may hold open (nginx, across every websocket
-# worker; each worker counts too, casino/guard.py), and the seconds a client
+# worker; each worker counts too, casino/frontdoor/sockets_per_address.py), and the seconds a client
 # has to send its whole request head (slow clients are cut off).
 SOCKETS_PER_ADDRESS=${CASINO_SOCKETS_PER_ADDRESS:-20}
 HEAD_SECONDS=${HEAD_SECONDS:-5}

@@ -8,7 +8,7 @@ through ``wallet.post``: the opening chips and each refill are ledger rows,
 so ``audit_ledger`` checks demo wallets like any other.
 
 Starting demos is throttled per client address (``demo_start_wait``, the
-counter of casino/throttle.py with a budget per hour), and a demo is deleted
+front door's fixed-window counter, ``CASINO_DEMO_STARTS`` an hour), and a demo is deleted
 with everything it played a day after its last use (``delete_stale_demos``,
 run by ``manage.py cleanup_demo`` at start-up), unless the audit log names
 it: an audit entry never points at nothing.
@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from casino.throttle import count_in_window
+from casino.frontdoor.limits import Rate, over_rate
 from games.display import format_chips
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, AuditEntry, LedgerEntry, Profile, Round, Wallet
@@ -77,16 +77,11 @@ class NotADemo(GameError):
 # --- starting a demo ---------------------------------------------------------------
 
 
-def demo_start_wait(address: str, *, now: float | None = None) -> int:
+def demo_start_wait(address: str) -> int:
     """Count one demo start from ``address``; the seconds to wait when it is
-    over ``CASINO_DEMO_STARTS`` this hour, else 0 (the credential throttle's
-    counter, casino.throttle.count_in_window)."""
-    return count_in_window(
-        "demo-starts",
-        address,
-        budget=settings.CASINO_DEMO_STARTS,
-        seconds=START_WINDOW_SECONDS,
-        now=now,
+    over ``CASINO_DEMO_STARTS`` this hour, else 0."""
+    return over_rate(
+        "demo-starts", address, Rate(settings.CASINO_DEMO_STARTS, START_WINDOW_SECONDS)
     )
 
 

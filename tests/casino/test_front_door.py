@@ -35,7 +35,9 @@ BIG = 64 * 1024 * 1024
 # What ``make run`` and the cluster's nginx allow for a whole request head,
 # and the slack a loaded machine needs on top.
 HEAD_SECONDS = 5
-BODY_GAP_SECONDS = 10  # casino/guard.py's BODY_GAP_SECONDS, nginx's client_body_timeout
+BODY_GAP_SECONDS = (
+    10  # casino/frontdoor/body_limit.py's BODY_GAP_SECONDS, nginx's client_body_timeout
+)
 SLACK_SECONDS = 3
 SOCKETS_PER_ADDRESS = int(os.environ.get("CASINO_SOCKETS_PER_ADDRESS", "20"))
 

@@ -1,4 +1,4 @@
-"""casino/guard.py inside the real ASGI application (casino.asgi), fed the
+"""The front door's ASGI guards (casino/frontdoor/) inside the real ASGI application (casino.asgi), fed the
 messages a server sends: a body in pieces, as a chunked upload streams, and
 sockets from one address. The same attacks against a real server are in
 tests/casino/test_front_door.py."""
@@ -11,7 +11,7 @@ from channels.testing import ApplicationCommunicator, WebsocketCommunicator
 from django.test import Client
 
 from casino.asgi import application, django_asgi_app
-from casino.guard import BodyLimit
+from casino.frontdoor.body_limit import BodyLimit
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 

@@ -1,4 +1,4 @@
-"""Password hashes never stall players (casino/hashing.py): a stranger
+"""Password hashes never stall players (casino/frontdoor/hash_pool.py): a stranger
 posting logins faster than they can be hashed gets a 429 with nothing
 hashed, a player's page answers while logins hash, and the stored hashes are
 Argon2id at OWASP's floor or above, older ones hashed again at log-in."""
@@ -25,10 +25,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.module_loading import import_string
 
-from casino import hashing
 from casino import settings as project_settings
 from casino.asgi import application, django_asgi_app
-from casino.guard import CredentialDesk, PageSeats
+from casino.frontdoor import hash_pool as hashing
+from casino.frontdoor.credential_desk import CredentialDesk
+from casino.frontdoor.limits import Cap
+from casino.frontdoor.page_seats import PageSeats
 from casino.sessions import end_user_sessions, signed_in_keys
 from tests.casino.test_http_stack import HOST, call, cookies
 
@@ -195,7 +197,7 @@ async def steady_player(make_player) -> str:
 
     key = await database_sync_to_async(session_of_player)()
     # A player who has been playing: this process has served the session
-    # signed in, so the page seats (casino/guard.py) seat it first.
+    # signed in, so the page seats (casino/frontdoor/page_seats.py) seat it first.
     assert (await call("/", headers=[(b"cookie", f"sessionid={key}".encode())]))["status"] == 200
     return key
 
@@ -237,7 +239,7 @@ async def until(condition, what: str) -> None:
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_a_login_flood_enters_the_site_one_post_at_a_time(blocking_pool, requests_started):
-    """casino/guard.py's desk, in ``make run``'s ASGI application: with one
+    """The credential desk, in ``make run``'s ASGI application: with one
     post let in at a time and one waiting place, a login flood's second post
     waits outside Django (no request started, no thread) until the first has
     answered, and its third gets the busy page at once: 429 with
@@ -322,7 +324,7 @@ async def test_a_post_whose_body_trickles_in_holds_no_place_at_the_desk(blocking
     body a byte every two seconds, held every place and the whole site's
     log-ins got "busy". A post is let in (or made to wait) only once its
     body is all there."""
-    desk = CredentialDesk(django_asgi_app, waiting=0)
+    desk = CredentialDesk(django_asgi_app, cap=Cap(1, 0))
     csrf = await csrf_pass(desk)
     slow = [HttpCommunicator(desk, "POST", "/accounts/login/", body=b"") for _ in range(3)]
     for post in slow:
@@ -343,7 +345,7 @@ async def test_a_post_whose_body_trickles_in_holds_no_place_at_the_desk(blocking
 async def test_a_post_spelled_in_lower_case_meets_the_desk_too(blocking_pool):
     """The server passes a method on as the client spelled it and Django
     takes "post" for POST: a script cannot walk past the desk that way."""
-    desk = CredentialDesk(django_asgi_app, waiting=0)
+    desk = CredentialDesk(django_asgi_app, cap=Cap(1, 0))
     csrf = await csrf_pass(desk)
     first = login_post("mallory-1", csrf, app=desk)
     await until(lambda: BlockingHasher.started == 1, "the first post never reached its hash")
@@ -395,7 +397,7 @@ def paths(started: list) -> list[str]:
 async def test_pages_enter_django_a_few_at_a_time_signed_in_players_first(
     blocking_pool, make_player, requests_started
 ):
-    """casino/guard.py's seats, one seat and two waiting places a line:
+    """The page seats, one seat and two waiting places a line:
     while a log-in holds the seat (its thread waits for its hash), a
     visitor's page, a page with a made-up session cookie and a signed-in
     player's lobby wait outside Django, on the event loop, and one more

@@ -1,5 +1,5 @@
 """The lockout counts a failed login even when SQLite's write lock is not
-free in time (casino/lockout.py). Under ``make run`` a flood of logins once
+free in time (casino/frontdoor/lockout.py). Under ``make run`` a flood of logins once
 kept the lock's holders slow enough that others waited past SQLite's busy
 timeout: axes' write failed, the guess answered 500 and was never counted.
 Here another connection holds the lock past a short timeout instead."""

@@ -107,7 +107,7 @@ def test_pages_tables_and_hashed_static_files_are_served(server):
 def test_a_body_over_the_limit_is_refused(server):
     """A form post bigger than CASINO_MAX_BODY_BYTES never reaches a view
     (nor the password hasher): ``make run`` answers 413 before reading it
-    (casino/guard.py, tests/casino/test_front_door.py); gunicorn, behind
+    (casino/frontdoor/, tests/casino/test_front_door.py); gunicorn, behind
     the cluster's nginx, which refuses it first, gets Django's 400."""
     name, url = server
     browser = requests.Session()

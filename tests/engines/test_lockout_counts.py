@@ -1,5 +1,5 @@
 """Failed logins arriving all at once are every one counted by the lockout
-(casino/lockout.py), and none answers 500: on SQLite here, and on PostgreSQL
+(casino/frontdoor/lockout.py), and none answers 500: on SQLite here, and on PostgreSQL
 when ``make test-engines`` / ``make test-cluster`` run this file with
 DATABASE_URL. A guess that was checked and not counted is a free guess."""
 
@@ -17,7 +17,7 @@ from django.db.models import Sum
 from django.test import Client
 from django.urls import reverse
 
-from casino import hashing
+from casino.frontdoor import hash_pool as hashing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -52,7 +52,7 @@ def test_a_restore_while_the_site_is_still_connected_changes_nothing(make_player
     import psycopg  # noqa: PLC0415 - PostgreSQL only
     from django.db import connection  # noqa: PLC0415
 
-    from casino.backups import BackupError, backup, restore  # noqa: PLC0415
+    from games.backups import BackupError, backup, restore  # noqa: PLC0415
     from games.models import Wallet  # noqa: PLC0415
 
     path, _ = backup(tmp_path)

@@ -1,7 +1,7 @@
 """Strangers cannot keep the site hashing passwords: anonymous login and
 sign-up posts are counted per address and refused with a 429 before any
-password is hashed (casino/throttle.py), and failed logins spread over many
-usernames lock the address (casino/lockout.py)."""
+password is hashed (casino/frontdoor/throttle.py), and failed logins spread over many
+usernames lock the address (casino/frontdoor/lockout.py)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 pages, and carry only that player's rounds.
 
 Every socket here goes through the real ``casino.asgi.application``: the
-origin check (casino/origin.py: scheme, host and port), the session cookie
+origin check (casino/frontdoor/origin.py: scheme, host and port), the session cookie
 (``AuthMiddlewareStack``) and the routing, as a browser's would. A socket
 refused before its handshake completes is answered 403 by the server
 (checked over a real server in tests/casino/test_production.py).

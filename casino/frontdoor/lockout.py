@@ -1,27 +1,13 @@
 """django-axes' lockout, with a limit of its own for a whole address.
 
-Axes counts failed logins for each combination in ``AXES_LOCKOUT_PARAMETERS``
-and locks when the largest count reaches one limit (``AXES_FAILURE_LIMIT``).
-A username tried from one address should lock after a handful of failures;
-an address trying many usernames (a flood with random names) after more,
-since several players may share it. ``AddressLockoutHandler`` counts the
-address's failures over every username against
-``CASINO_ADDRESS_FAILURE_LIMIT`` instead.
-
-Every failure is counted, however many arrive at once. Axes records a
-failure in two writes: its clean-up of expired attempts (a DELETE, in a transaction of
-its own), then the attempt's count (``select_for_update().get_or_create``
-and an ``F() + 1``, in another). On SQLite each write transaction waits for
-the one write lock (``BEGIN IMMEDIATE``, up to the 20 s busy timeout): when
-150 failed logins hashed at once under ``make run``, the CPU they took kept
-the lock's holders so slow that 25 of them waited past 20 s, at either write,
-and answered 500 with their failure never counted. The handler here runs
-both writes, and the read of the count, in one transaction: one wait for
-the lock per failure instead of two, and a failure that still cannot get it
-rolls back whole, so it is tried again (``WRITE_TRIES`` times) without ever
-counting twice. On PostgreSQL the same holds for a deadlock or a
-serialization failure. (casino/hashing.py keeps that many hashes from running
-at once in the first place.)
+Axes locks a username tried from one address after ``AXES_FAILURE_LIMIT``
+failures (``CASINO_LOGIN_FAILURE_LIMIT``); ``AddressLockoutHandler`` also
+locks an address after ``CASINO_ADDRESS_FAILURE_LIMIT`` failures over every
+username (a flood with random names), since several players may share one.
+It records each failure in one transaction, tried again when the database
+gave it up for another's (SQLite's lock wait, a PostgreSQL deadlock), so
+every failure counts once however many arrive at once.
+docs/front-door.md, "Lockout".
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """Which pages may open a socket: the site's own origins, scheme, host and
-port all compared.
+port all compared (Channels' ``AllowedHostsOriginValidator`` compares host
+names only).
 
-Channels' ``AllowedHostsOriginValidator`` compares host names only, so a page
-on any port or scheme of an allowed host (``http://127.0.0.1:1``) could open
-a player's socket with the player's cookie. ``SiteOriginValidator`` allows
-an ``Origin`` that is either listed in ``CSRF_TRUSTED_ORIGINS`` or equal to
-the origin the socket itself is served on: the ``Host`` header (which must
-be in ``ALLOWED_HOSTS``, as Django checks for pages) with the serving scheme
-(https for wss, http for ws; behind the cluster's nginx, uvicorn's
-``--proxy-headers`` reads it from ``X-Forwarded-Proto``). This is the check
-Django's CSRF middleware makes of a form post's ``Origin``. Anything else
-is closed before the handshake completes, which the server answers with 403.
+``SiteOriginValidator`` allows an ``Origin`` listed in
+``CSRF_TRUSTED_ORIGINS`` or equal to the origin the socket is served on
+(its allowed ``Host`` with the serving scheme), the check Django's CSRF
+middleware makes of a form post; anything else is closed before the
+handshake completes (403). docs/front-door.md, "Origin check".
 """
 
 from __future__ import annotations

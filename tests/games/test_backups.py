@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from casino.backups import backup
 from games.admin.audit_words import change_lines, summary
+from games.backups import backup
 from games.models import AuditEntry, Profile, Round, Table, Wallet
 from games.services import baccarat
 

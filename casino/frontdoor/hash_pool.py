@@ -1,32 +1,18 @@
 """Password hashes: what one costs, and how many run at once.
 
-Every log-in and sign-up hashes a password, on purpose slow and
-memory-hard, and an unknown username is hashed too (Django's ModelBackend
-does, so that timing does not tell which usernames exist). A stranger can
-therefore make the site hash as fast as they can post. Left alone, every
-post hashed at once: under ``make run`` 150 posts meant 150 threads each
-holding Argon2 at Django's default strength (100 MiB, about 0.19 s of CPU
-here) on a 2-core machine, and the players' requests waited for the CPU
-behind them (issue 26). Three things bound that here:
+Every log-in and sign-up hashes a password, an unknown username's too, so a
+stranger can make the site hash as fast as they can post. Bounded three ways:
 
 - the cost: ``Argon2Hasher``, Argon2id at OWASP's floor (19 MiB, 2 passes,
-  1 lane), about a tenth of Django's default here (measured in
-  docs/front-door.md, "Password hashing"); a password stored with other
-  parameters or another algorithm is hashed again with these at its next
-  log-in (Django's ``must_update``);
+  1 lane); a password stored another way is hashed again with it at its
+  next log-in (Django's ``must_update``);
 - how many at once: every hash of every hasher in ``PASSWORD_HASHERS`` runs
-  in one small pool per process, ``CASINO_HASHES_AT_ONCE`` threads (half the
-  cores by default, so the other half serves players), and at most
-  ``CASINO_HASHES_WAITING`` more wait for a thread. A hash beyond those is
-  refused at once with ``HashesBusy`` before any work, which the credential
-  middleware (casino/throttle.py) answers with a 429 and ``Retry-After``;
-- whose CPU: the pool's threads run at nice ``CASINO_HASH_NICE`` (Linux
-  keeps a nice value per thread), so a hash takes the CPU the players leave.
+  in one pool per process, whose ``Cap`` is ``CASINO_HASHES_AT_ONCE``
+  threads and ``CASINO_HASHES_WAITING`` waiting places; a hash beyond those
+  raises ``HashesBusy`` before any work (a 429, casino/frontdoor/throttle.py);
+- whose CPU: the pool's threads run at nice ``CASINO_HASH_NICE``.
 
-The request's own thread only waits for the pool. Under ASGI Django already
-runs each request's sync code on a thread of its own (its handler opens an
-asgiref ``ThreadSensitiveContext`` per request), so a hash never held the
-thread another player's page runs on; it held the CPU.
+docs/front-door.md, "Hash pool".
 """
 
 from __future__ import annotations
@@ -49,7 +35,12 @@ from django.contrib.auth.hashers import (  # type: ignore[attr-defined]  # not i
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
+from casino.frontdoor.limits import Cap
+
 T = TypeVar("T")
+
+# The views whose posts hash a password: login, sign-up, the admin's login.
+CREDENTIAL_VIEWS = frozenset({"login", "signup", "admin:login"})
 
 # How long a refused client is told to wait: the pool empties within a few
 # hashes (tens of milliseconds each), so one second is plenty.
@@ -80,17 +71,21 @@ def _enter_pool(nice: int) -> None:
         pass
 
 
-class HashPool:
-    """``at_once`` threads that hash, and ``waiting`` places for hashes
-    that wait for one of them; a hash finding neither is refused."""
+def hash_cap() -> Cap:
+    """Hashes at once in one process, and waiting for a thread."""
+    return Cap(settings.CASINO_HASHES_AT_ONCE, settings.CASINO_HASHES_WAITING)
 
-    def __init__(self, *, at_once: int, waiting: int, nice: int) -> None:
-        self.at_once = at_once
-        self.capacity = at_once + waiting
+
+class HashPool:
+    """``cap.at_once`` threads that hash, and ``cap.waiting`` places for
+    hashes that wait for one of them; a hash finding neither is refused."""
+
+    def __init__(self, *, cap: Cap, nice: int) -> None:
+        self.capacity = cap.total
         self._taken = 0
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(
-            max_workers=at_once,
+            max_workers=cap.at_once,
             thread_name_prefix="password-hash",
             initializer=_enter_pool,
             initargs=(nice,),
@@ -137,11 +132,7 @@ def pool() -> HashPool:
     if _pool is None:
         with _pool_lock:
             if _pool is None:
-                _pool = HashPool(
-                    at_once=settings.CASINO_HASHES_AT_ONCE,
-                    waiting=settings.CASINO_HASHES_WAITING,
-                    nice=settings.CASINO_HASH_NICE,
-                )
+                _pool = HashPool(cap=hash_cap(), nice=settings.CASINO_HASH_NICE)
     return _pool
 
 

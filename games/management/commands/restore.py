@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from casino.backups import BackupError, restore
+from games.backups import BackupError, restore
 from games.services.wallet import ledger_mismatches
 
 

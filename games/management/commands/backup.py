@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from casino.backups import BackupError, backup
+from games.backups import BackupError, backup
 
 
 class Command(BaseCommand):

@@ -1,0 +1,54 @@
+"""The front door's knobs (casino/frontdoor/). What each guard does with its
+knob, and why the defaults are what they are: docs/front-door.md."""
+
+from __future__ import annotations
+
+import os
+
+from casino.settings.base import TESTING
+from casino.settings.env import envfloat, envint
+
+_HALF_THE_CORES = max(1, (os.cpu_count() or 2) // 2)
+
+# Body limit.
+CASINO_MAX_BODY_BYTES = envint("CASINO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = CASINO_MAX_BODY_BYTES
+
+# Hash pool and credential desk.
+PASSWORD_HASHERS = [
+    "casino.frontdoor.hash_pool.Argon2Hasher",
+    "casino.frontdoor.hash_pool.PBKDF2Hasher",
+    "casino.frontdoor.hash_pool.PBKDF2SHA1Hasher",
+    "casino.frontdoor.hash_pool.ScryptHasher",
+]
+CASINO_HASHES_AT_ONCE = envint("CASINO_HASHES_AT_ONCE", _HALF_THE_CORES, minimum=1)
+CASINO_HASHES_WAITING = envint("CASINO_HASHES_WAITING", 4 * CASINO_HASHES_AT_ONCE, minimum=0)
+CASINO_HASH_NICE = envint("CASINO_HASH_NICE", 10, minimum=0, maximum=19)
+
+# Page seats (`make run`).
+CASINO_PAGES_AT_ONCE = envint("CASINO_PAGES_AT_ONCE", CASINO_HASHES_AT_ONCE + 1, minimum=1)
+CASINO_PAGES_WAITING = envint("CASINO_PAGES_WAITING", 64, minimum=0)
+CASINO_PAGES_VISITORS_AT_ONCE = envint(
+    "CASINO_PAGES_VISITORS_AT_ONCE", CASINO_HASHES_AT_ONCE, minimum=1
+)
+CASINO_PAGES_PER_CLIENT = envint("CASINO_PAGES_PER_CLIENT", 8, minimum=1)
+
+# Credential throttle and demo starts, per client address (0: off; the tests
+# turn both off but in their own tests).
+CASINO_CREDENTIAL_POSTS = envint("CASINO_CREDENTIAL_POSTS", 0 if TESTING else 10, minimum=0)
+CASINO_DEMO_STARTS = envint("CASINO_DEMO_STARTS", 0 if TESTING else 30, minimum=0)
+
+# Lockout (django-axes, casino/frontdoor/lockout.py).
+AXES_FAILURE_LIMIT = envint("CASINO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+CASINO_ADDRESS_FAILURE_LIMIT = envint("CASINO_ADDRESS_FAILURE_LIMIT", 20, minimum=1)
+AXES_COOLOFF_TIME = 0.25  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "casino.frontdoor.lockout.AddressLockoutHandler"
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+# Sockets per address and per player, and a socket's messages (0: no cap).
+CASINO_SOCKETS_PER_ADDRESS = envint("CASINO_SOCKETS_PER_ADDRESS", 20, minimum=0)
+CASINO_SOCKETS_PER_PLAYER = envint("CASINO_SOCKETS_PER_PLAYER", 20, minimum=0)
+CASINO_SOCKET_MESSAGES_PER_SECOND = envfloat("CASINO_SOCKET_MESSAGES_PER_SECOND", 4)
+CASINO_SOCKET_MESSAGE_BURST = envint("CASINO_SOCKET_MESSAGE_BURST", 12, minimum=1)

@@ -1,0 +1,18 @@
+"""The casino's own knobs: chips and the reveal."""
+
+from __future__ import annotations
+
+from casino.settings.env import envfloat, envint
+
+# In chips; the wallet stores minor units (1 chip = 100).
+CASINO_STARTING_CHIPS = envint("CASINO_STARTING_CHIPS", 10_000, minimum=0)
+CASINO_DAILY_TOPUP_CHIPS = envint("CASINO_DAILY_TOPUP_CHIPS", 1_000, minimum=0)
+# Seconds between two cards of the reveal (normal and fast-forward).
+CASINO_REVEAL_DELAY = envfloat("CASINO_REVEAL_DELAY", 0.6)
+CASINO_REVEAL_FAST_DELAY = envfloat("CASINO_REVEAL_FAST_DELAY", 0.1)
+# An open socket re-reads its session this often and at its expiry, and
+# closes once it is gone (games/consumers/session.py).
+CASINO_SOCKET_SESSION_CHECK = envfloat("CASINO_SOCKET_SESSION_CHECK", 60)
+# A Baccarat socket that connects replays the result of the player's latest
+# round settled this many seconds ago or less that no socket finished showing.
+CASINO_REVEAL_RESUME_SECONDS = envint("CASINO_REVEAL_RESUME_SECONDS", 120, minimum=1)

@@ -88,7 +88,7 @@ start() {
   eval "$(sed 's/^/export /' <<<"$urls")"
   [ -f "$DIR/secret" ] || "$PY" -c "import secrets; print(secrets.token_urlsafe(64))" > "$DIR/secret"
   # psycopg's connection pool when the package is installed (CASINO_DB_POOL in
-  # casino/settings.py): a new PostgreSQL backend per request is expensive.
+  # casino/settings/database.py): a new PostgreSQL backend per request is expensive.
   if [ -z "${CASINO_DB_POOL:-}" ]; then
     if "$PY" -c "import psycopg_pool" 2>/dev/null; then CASINO_DB_POOL=4; else CASINO_DB_POOL=0; fi
   fi
@@ -135,7 +135,7 @@ ENV
   # every reveal frame costs CPU the load test's client never asks for), and
   # on a stop closes its sockets (1012) after at most 5 s; the pages open
   # them again. Its few threads keep their database connections
-  # (CASINO_DB_CONN_MAX_AGE in casino/settings.py) instead of the pool's,
+  # (CASINO_DB_CONN_MAX_AGE in casino/settings/database.py) instead of the pool's,
   # unchecked: after a PostgreSQL restart each thread fails one round
   # ("went wrong", nothing taken) and takes a new connection, where a pool
   # of four dead ones failed up to four; checking every round's connection

@@ -59,7 +59,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         # The password is hashed in save(), and a hash may be refused
-        # (casino/hashing.py: a 429, casino/throttle.py): nothing has
+        # (casino/frontdoor/hash_pool.py: a 429, casino/frontdoor/throttle.py): nothing has
         # changed by then, the demo still signed in.
         user = form.save()
         if from_demo:

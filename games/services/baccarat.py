@@ -9,7 +9,6 @@ transaction. The websocket reveal that follows only shows the stored round.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -244,8 +243,6 @@ def play(
     slip_key: str,
     squeeze: SqueezeWish | None = None,
     notify_sockets: bool = True,
-    session_key: str | None = None,
-    session_read: dt.datetime | None = None,
 ) -> rounds.Placed:
     """Play one round from a bet slip (the answer to BET, over HTTP or the
     table's socket).
@@ -256,19 +253,9 @@ def play(
     side's cards the player peels); the round is dealt and settled the same.
     ``notify_sockets=False``: no reveal event for the player's sockets (the caller
     shows the reveal itself and no other socket of the player is open).
-    ``session_key``: the socket's session, checked with the round's lock;
-    ``session_read``: the stored expiry of the copy ``squeeze`` was read
-    from (``rounds.place_round``).
     """
     dealer = BaccaratDealer(bets=dict(bets), squeeze=squeeze, notify_sockets=notify_sockets)
-    return rounds.place_round(
-        user=user,
-        table=table,
-        slip_key=slip_key,
-        dealer=dealer,
-        session_key=session_key,
-        session_read=session_read,
-    )
+    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer)
 
 
 def place_bet(

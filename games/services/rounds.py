@@ -17,29 +17,19 @@ import datetime as dt
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
-from importlib import import_module
+from functools import partial
 from typing import Any, Protocol
 
 import structlog
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import rows
 from games.cards import server_seed_hash
 from games.display import format_chips
-from games.errors import (
-    BetRefused,
-    GameError,
-    InsufficientChips,
-    SessionChanged,
-    SessionEnded,
-    TableClosed,
-)
+from games.errors import BetRefused, GameError, InsufficientChips, TableClosed
 from games.labels import AREA_LABELS
 from games.models import UNITS_PER_CHIP, Profile, Round, Table, TableVersion, Wallet
 from games.money import bet_step
@@ -121,9 +111,6 @@ class Placed:
     balance: int  # the wallet after the round's postings
     profile: Profile  # with the next round's committed seed
     replayed: bool = False  # the slip key had made this round before: nothing was charged
-    # The stored expiry of the session the round was placed under, as the
-    # round's lock read it (``place_round(session_key=...)``; None without one).
-    session_expiry: dt.datetime | None = None
 
     @property
     def next_seed_hash(self) -> str:
@@ -163,48 +150,30 @@ def _for_update() -> str:
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
-def lock_wallet_at(
-    user: User, table: Table, session_key: str | None = None
-) -> tuple[LockedWallet, Table, dt.datetime | None]:
+def lock_wallet_at(user: User, table: Table) -> tuple[LockedWallet, Table]:
     """The player's wallet, locked for the rest of the transaction, and
     ``table`` as its row is now, in one statement: a round reads the table
     in its own transaction (closing a table or publishing a version counts
     from the next round on) without a statement of its own. ``table`` only
     names the table: a socket may hold one read when it opened.
 
-    The third value is the stored expiry of the session ``session_key``
-    (None when it is gone, or no key is given), read in the same statement:
-    a socket's round checks its session where it takes the wallet, without
-    a trip of its own to the session store.
-
     A table no longer there is refused as closed.
     """
     wallets = connection.ops.quote_name(Wallet._meta.db_table)
     tables = connection.ops.quote_name(Table._meta.db_table)
-    sessions = connection.ops.quote_name(session_model()._meta.db_table)
     lock = " FOR UPDATE OF w" if connection.features.has_select_for_update_of else _for_update()
     with rows.plain_cursor() as cursor:
         cursor.execute(
-            f"SELECT w.id, w.balance, "  # noqa: S608 - names are ours
-            f"(SELECT s.expire_date FROM {sessions} s WHERE s.session_key = %s), "
-            f"{rows.columns(Table, 't')} "
+            f"SELECT w.id, w.balance, {rows.columns(Table, 't')} "  # noqa: S608 - names are ours
             f"FROM {wallets} w LEFT JOIN {tables} t ON t.id = %s WHERE w.user_id = %s{lock}",
-            [session_key, table.pk, user.pk],
+            [table.pk, user.pk],
         )
         row = cursor.fetchone()
     if row is None:
         raise Wallet.DoesNotExist(f"player {user.pk} has no wallet")
-    if row[3] is None:
+    if row[2] is None:
         raise _closed()
-    wallet = LockedWallet(pk=int(row[0]), balance=int(row[1]))
-    return wallet, table_from_row(row[3:]), rows.field_value(session_model(), "expire_date", row[2])
-
-
-@cache
-def session_model() -> type[Model]:
-    """The model the site's session engine stores sessions in."""
-    engine = import_module(settings.SESSION_ENGINE)
-    return engine.SessionStore.get_model_class()
+    return LockedWallet(pk=int(row[0]), balance=int(row[1])), table_from_row(row[2:])
 
 
 def lock_wallet(user: User) -> LockedWallet:
@@ -570,24 +539,8 @@ def place_round(
     slip_key: str,
     dealer: Dealer,
     now: dt.datetime | None = None,
-    session_key: str | None = None,
-    session_read: dt.datetime | None = None,
 ) -> Placed:
-    """Play one round of ``dealer``'s game; idempotent per ``slip_key``.
-
-    ``session_key``: the session a table socket plays under. The round's
-    lock reads it, and the round goes ahead only while it is stored and
-    unexpired (else ``SessionEnded``, nothing played): a logout or expiry
-    that no push brought to the socket still stops its next round. An HTTP
-    request's session was loaded by its middleware: it passes none.
-
-    ``session_read``: the stored expiry of the copy of that session the
-    caller read what it passes in from (the squeeze's state). Every save of
-    a session stores a new expiry, so a lock that reads another one raises
-    ``SessionChanged`` before anything is written: a change stored over HTTP
-    counts from the next round even when its message to the socket is still
-    on its way.
-    """
+    """Play one round of ``dealer``'s game; idempotent per ``slip_key``."""
     started = time.time()
     slip_key = (slip_key or "").strip()
     # Every log line from here on names the player, and the round once it has
@@ -598,14 +551,7 @@ def place_round(
         if not slip_key or len(slip_key) > SLIP_KEY_MAX:
             raise BetRefused(dealer.stale_slip, code="slip")
         placed = _place(
-            user=user,
-            table=table,
-            slip_key=slip_key,
-            dealer=dealer,
-            now=now,
-            started=started,
-            session_key=session_key,
-            session_read=session_read,
+            user=user, table=table, slip_key=slip_key, dealer=dealer, now=now, started=started
         )
     except GameError as refusal:
         metrics.refused(dealer.game, refusal.code)
@@ -625,19 +571,11 @@ def place_round(
     return placed
 
 
-def _replayed(
-    existing: Round,
-    *,
-    user: User,
-    table: Table,
-    dealer: Dealer,
-    session_expiry: dt.datetime | None = None,
-) -> Placed:
+def _replayed(existing: Round, *, user: User, table: Table, dealer: Dealer) -> Placed:
     if existing.table_id != table.pk or existing.game != dealer.game:
         raise BetRefused(dealer.stale_slip, code="slip")
     existing.table = table
-    balance, profile = wallet_for(user).balance, profile_for(user)
-    return Placed(existing, balance, profile, replayed=True, session_expiry=session_expiry)
+    return Placed(existing, wallet_for(user).balance, profile_for(user), replayed=True)
 
 
 @transaction.atomic
@@ -649,24 +587,16 @@ def _place(
     dealer: Dealer,
     now: dt.datetime | None,
     started: float,
-    session_key: str | None,
-    session_read: dt.datetime | None,
 ) -> Placed:
     # The table as it is now (``table`` may be a socket's older read).
-    wallet, table, session_expiry = lock_wallet_at(user, table, session_key)
-    if session_key is not None and (session_expiry is None or session_expiry <= timezone.now()):
-        raise SessionEnded(f"the session of player {user.pk} ended")
-    if session_key is not None and session_read is not None and session_expiry != session_read:
-        raise SessionChanged(f"the session of player {user.pk} was stored again")
+    wallet, table = lock_wallet_at(user, table)
     require_open(table)
     # Under the wallet lock a racing request with the same slip has either
     # committed its round (found here) or not started.
     locked = lock_profile(user, table=table, slip_key=slip_key)
     if locked.existing_round_id is not None:
         existing = Round.objects.get(pk=locked.existing_round_id)
-        return _replayed(
-            existing, user=user, table=table, dealer=dealer, session_expiry=session_expiry
-        )
+        return _replayed(existing, user=user, table=table, dealer=dealer)
     version = current_version(table)
     profile = locked.profile
     stakes = dealer.check(
@@ -732,7 +662,7 @@ def _place(
     for group, event in dealer.pushes(rnd):
         push(group, {**event, "bet_at": started})
     transaction.on_commit(partial(log_round, "round_placed", rnd))
-    return Placed(rnd, posted, profile, session_expiry=session_expiry)
+    return Placed(rnd, posted, profile)
 
 
 def log_round(event: str, rnd: Round) -> None:

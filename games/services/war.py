@@ -256,20 +256,16 @@ def play(
     tie_bet: int,
     slip_key: str,
     now: dt.datetime | None = None,
-    session_key: str | None = None,
 ) -> rounds.Placed:
     """DEAL: take the bets, deal one card each and settle, or open the tie decision.
 
     ``slip_key`` identifies one press of DEAL: sending the same slip again
     (a double click, a retried request) returns the round it made and charges
-    nothing more. ``session_key``: the socket's session, checked with the
-    round's lock (``rounds.place_round``).
+    nothing more.
     """
     started = time.time()
     dealer = WarDealer(ante=ante, tie_bet=tie_bet)
-    placed = rounds.place_round(
-        user=user, table=table, slip_key=slip_key, dealer=dealer, now=now, session_key=session_key
-    )
+    placed = rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
     metrics.result_sent(Game.WAR, started)  # the answer carries the result (or the tie)
     return placed
 

@@ -51,7 +51,7 @@ from games.presenters.common import truthy
 from games.selectors.reveal import Progress, reveal_progress, revealed_round, unshown_round
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
-from games.services import metrics
+from games.services import bets, metrics
 from games.services import squeeze as squeeze_service
 from games.services.baccarat import SIDES, reveal_group, squeeze_side
 from games.services.reveal_marks import (
@@ -266,7 +266,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 return BetAnswer(presenter.refused_answer(str(presenter.FAILED)))
             rnd = placed.round
             table = rnd.table  # as the round read it
-            limits = service.bet_limits(
+            limits = bets.baccarat_limits(
                 user=self.user, version=rnd.version, profile=placed.profile, chips=table.chips
             )
             html = presenter.placed_answer(

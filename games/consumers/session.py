@@ -3,7 +3,7 @@
 ``SessionBoundSocket`` goes before ``AsyncWebsocketConsumer`` in a
 consumer's bases. For a logged-in socket it
 
-* joins the session's and the player's groups (casino/sockets.py) before the
+* joins the session's and the player's groups (games/services/sockets.py) before the
   consumer's own ``connect`` runs, so logging out in another tab, a password
   change or an operator deactivating the account closes it at once, on
   whichever worker it is;
@@ -47,8 +47,8 @@ from django.contrib.sessions.backends.base import SessionBase, UpdateError
 from django.utils import timezone
 
 from casino import metrics
-from casino.sockets import session_group, user_group
 from games.services.faults import maybe_fail
+from games.services.sockets import session_group, user_group
 
 if TYPE_CHECKING:
     from asgiref.typing import WebSocketConnectEvent, WebSocketDisconnectEvent

@@ -17,7 +17,7 @@ Each change is one transaction with an ``AuditEntry`` naming the actor and
 the fields before and after: flags, roles by name, permissions as
 ``app_label.codename``, a password reset as an event (never a hash). A change
 of the active flag ends every session and socket of the account and a new
-password ends its sockets (``casino/sockets.py`` watches the save; Django's
+password ends its sockets (``games/services/sockets.py`` watches the save; Django's
 own check of the password hash ends the sessions).
 
 The roles staff are given are defined here too (``ROLES``); ``setup_casino``
@@ -283,7 +283,9 @@ def change_account(
     for name in scalars:
         setattr(locked, name, changes[name])
     if scalars:
-        locked.save(update_fields=scalars)  # casino/sockets.py ends sessions if is_active changed
+        locked.save(
+            update_fields=scalars
+        )  # games/services/sockets.py ends sessions if is_active changed
     if "groups" in diff.after:
         locked.groups.set(changes["groups"])
     if "permissions" in diff.after:

@@ -230,6 +230,15 @@ def open_account(*, user: User) -> Wallet:
     return wallet
 
 
+def open_new_users_account(sender, instance, created=False, raw=False, **kwargs) -> None:
+    """``post_save`` of a user: every account made (sign-up, the operator's
+    pages, ``createsuperuser``) has its wallet, profile and starting chips
+    from the start, so no read ever opens one. A demo account opens its own,
+    with demo chips (``services.demo.start_demo`` marks it ``opens_own_account``)."""
+    if created and not raw and not getattr(instance, "opens_own_account", False):
+        open_account(user=instance)
+
+
 @transaction.atomic
 def claim_daily_topup(*, user: User, today: dt.date | None = None) -> int:
     """Give the daily top-up to a player at zero; return the new balance."""

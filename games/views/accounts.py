@@ -64,7 +64,6 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         if from_demo:
             logout(request)
-        wallet_service.open_account(user=user)
         Profile.objects.filter(user=user).update(time_zone=form.cleaned_data["time_zone"])
         if form.cleaned_data["loss_limit"] is not None:
             play_safe.set_loss_limit(

@@ -1,4 +1,4 @@
-"""A table socket lives only as long as its session (casino/sockets.py,
+"""A table socket lives only as long as its session (games/services/sockets.py,
 games/consumers/session.py): logging out in one tab closes the sockets of
 the other tabs of that browser at once, on both games; so do a password
 change and an operator deactivating the account; an expired session's

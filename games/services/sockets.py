@@ -94,8 +94,8 @@ def on_user_saved(sender, instance, created=False, **kwargs) -> None:
 
 
 def connect() -> None:
-    """Called once at start-up (casino.apps)."""
+    """Called once at start-up (games.apps)."""
     user_model = get_user_model()
-    user_logged_out.connect(on_logout, dispatch_uid="casino.sockets.logout")
-    pre_save.connect(remember_credentials, sender=user_model, dispatch_uid="casino.sockets.pre")
-    post_save.connect(on_user_saved, sender=user_model, dispatch_uid="casino.sockets.post")
+    user_logged_out.connect(on_logout, dispatch_uid="games.sockets.logout")
+    pre_save.connect(remember_credentials, sender=user_model, dispatch_uid="games.sockets.pre")
+    post_save.connect(on_user_saved, sender=user_model, dispatch_uid="games.sockets.post")

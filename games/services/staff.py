@@ -369,8 +369,8 @@ def reset_password(*, actor: User, account: User, password: str | None) -> User:
 def create_account(*, actor: User, account: User) -> User:
     """Save a new account built by a form (its password already set or
     turned off). Staff holding ``auth.add_user`` create players; only a
-    superuser creates a staff or superuser account. A player's wallet opens
-    at their first visit (``games.selectors.players``)."""
+    superuser creates a staff or superuser account. Its wallet opens as it
+    is saved (``wallet.open_new_users_account``)."""
     if account.pk is not None:
         raise ValueError("create_account saves new accounts only")
     if not (actor.is_active and actor.is_staff and actor.has_perm("auth.add_user")):

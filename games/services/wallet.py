@@ -213,8 +213,8 @@ def open_account(*, user: User) -> Wallet:
     """Create the player's wallet and profile, granting the starting chips.
 
     The grant is tied to the wallet's creation, so it happens exactly once
-    however many times this is called (sign-up, first visit of an account
-    made with createsuperuser).
+    however many times this is called (a user's creation, the lobby of an
+    account made before accounts were opened at creation).
     """
     Profile.objects.get_or_create(
         user=user,

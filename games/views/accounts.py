@@ -78,6 +78,8 @@ def signup(request: HttpRequest) -> HttpResponse:
 def lobby(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return demo.welcome(request)  # the visitor's front page: Play demo
+    # The wallet; and the account of a user made before accounts were opened
+    # at creation (wallet.open_new_users_account), opened at its first lobby.
     wallet = wallet_service.open_account(user=request.user)
     # Closed tables stay listed, marked closed, so a player knows why.
     tables = list(Table.objects.order_by("position", "id"))

@@ -16,9 +16,8 @@ class CasinoConfig(AppConfig):
         # Imported once the apps are ready: it imports the auth models.
         from django.contrib.auth.signals import user_login_failed  # noqa: PLC0415
 
-        from casino import logs, sockets  # noqa: PLC0415
+        from casino import logs  # noqa: PLC0415
 
-        sockets.connect()
         logs.connect()
         metrics.forget_dead_processes()
         user_login_failed.connect(count_login_failure, dispatch_uid="casino-login-failures")

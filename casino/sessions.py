@@ -50,25 +50,13 @@ TOUCH_SECONDS = 60
 
 
 class SessionStore(DbSessionStore):
-    # As read from the database or written to it. Each save stores a new
-    # one, so a table socket's round tells from it whether the copy of the
-    # session it holds is still the stored one (rounds.place_round).
-    stored_expiry: dt.datetime | None = None
-    # Read the row, not the cache (which the read then refreshes): the
-    # socket that found its copy out of date.
-    from_database: bool = False
-    _written_expiry: dt.datetime | None = None  # by create_model_instance
+    stored_expiry: dt.datetime | None = None  # as read from the database
 
     # Django's private hook that reads the row; django-stubs leaves it out.
     def _get_session_from_db(self):
         stored = super()._get_session_from_db()  # type: ignore[misc]
         self.stored_expiry = stored.expire_date if stored is not None else None
         return stored
-
-    def create_model_instance(self, data: dict[str, Any]) -> Any:
-        row = super().create_model_instance(data)
-        self._written_expiry = row.expire_date
-        return row
 
     def idle_clock_stale(self) -> bool:
         """Whether the stored expiry lags a fresh one by more than a minute."""
@@ -98,7 +86,7 @@ class SessionStore(DbSessionStore):
             logger.warning("could not cache a session", exc_info=True)
 
     def load(self) -> dict[str, Any]:
-        if self.cached and self.session_key and not self.from_database:
+        if self.cached and self.session_key:
             try:
                 found = caches[settings.SESSION_CACHE_ALIAS].get(self._cache_key())
             except Exception:
@@ -117,21 +105,17 @@ class SessionStore(DbSessionStore):
 
     def save(self, must_create: bool = False) -> None:
         if must_create or self.session_key is None:
-            super().save(must_create=must_create)  # through create_model_instance
-            expiry = self._written_expiry or self.get_expiry_date()
+            super().save(must_create=must_create)
         else:
-            expiry = self.get_expiry_date()
             updated = self.model.objects.filter(session_key=self.session_key).update(
                 # The loaded dict, as Django's own save() encodes it (private, not in the stubs).
                 session_data=self.encode(self._get_session()),  # type: ignore[attr-defined]
-                expire_date=expiry,
+                expire_date=self.get_expiry_date(),
             )
             if not updated:  # deleted meanwhile (logged out in another tab)
                 raise UpdateError
-        # The expiry as written: worked out again, it would be a moment later.
-        self.stored_expiry = expiry
         if self.cached:
-            self._cache_put(self._get_session(), self.stored_expiry)  # type: ignore[attr-defined]
+            self._cache_put(self._get_session(), self.get_expiry_date())  # type: ignore[attr-defined]
 
     def delete(self, session_key: str | None = None) -> None:
         key = session_key or self.session_key
@@ -192,8 +176,9 @@ def _uncache(keys: list[str]) -> None:
 
 class SignedInKeys:
     """The keys of the sessions this process has served signed in, the most
-    recent ``most`` of them: ``make run``'s page seats (casino/guard.py) seat
-    a request that carries one before a visitor's, so a made-up session
+    recent ``most`` of them: ``make run``'s page seats
+    (casino/frontdoor/page_seats.py) seat a request that carries one before a
+    visitor's, so a made-up session
     cookie buys no place in that line. A key leaves when its session is
     deleted (logout, a new key at login, an account's sessions ended); one
     that merely expires only keeps its place in the line."""

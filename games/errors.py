@@ -16,20 +16,6 @@ class GameError(Exception):
             self.code = code
 
 
-class SessionEnded(Exception):
-    """The session a table socket plays under is gone or expired (a logout,
-    a login that replaced it, an expiry) when its round came to be placed:
-    nothing was played, and the socket closes. Not a refusal the player
-    reads: the page's next load takes them to the login page."""
-
-
-class SessionChanged(Exception):
-    """The session a table socket plays under was stored again (the squeeze
-    toggled over HTTP, a request restarting its idle clock) since the socket
-    read the copy it passed to the round: nothing was played. The socket
-    reads the session again and places the round with what it says now."""
-
-
 class InsufficientChips(GameError):
     code = "balance"
 

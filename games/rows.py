@@ -87,24 +87,6 @@ def instance(model: type[M], row: Sequence[Any], using: str = "default") -> M:
     return model.from_db(using, None, values)  # type: ignore[arg-type]  # None: every field, in order
 
 
-def field_value(model: type[Model], name: str, value: Any, using: str = "default") -> Any:
-    """One column of ``model`` read in plain SQL (a sub-select's value, say),
-    converted as a queryset converts it (``instance`` does the same for a
-    whole row)."""
-    index = _field_index(model, name)
-    connection = connections[using]
-    for at, converters, col in _converters(model, using):
-        if at == index:
-            for convert in converters:
-                value = convert(value, col, connection)
-    return value
-
-
-@cache
-def _field_index(model: type[Model], name: str) -> int:
-    return [field.name for field in model._meta.concrete_fields].index(name)
-
-
 @cache
 def _insert_sql(model: type[Model], using: str) -> tuple[str, tuple[Any, ...], bool]:
     connection = connections[using]

@@ -43,7 +43,7 @@ from games.consumers.language import scope_language
 from games.consumers.limits import MessageBudget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
-from games.errors import GameError, SessionChanged, SessionEnded
+from games.errors import GameError
 from games.models import Game, Profile, Table
 from games.presenters import baccarat as presenter
 from games.presenters.baccarat import CLIENT_ACTIONS, Pause, RevealStep
@@ -51,9 +51,9 @@ from games.presenters.common import truthy
 from games.selectors.reveal import Progress, reveal_progress, revealed_round, unshown_round
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
-from games.services import metrics
+from games.services import bets, metrics
 from games.services import squeeze as squeeze_service
-from games.services.baccarat import SIDES, SqueezeWish, reveal_group, squeeze_side
+from games.services.baccarat import SIDES, reveal_group, squeeze_side
 from games.services.reveal_marks import (
     mark_shown,
     note_progress,
@@ -61,14 +61,10 @@ from games.services.reveal_marks import (
     socket_closed,
     socket_opened,
 )
-from games.services.rounds import Placed
 
 logger = logging.getLogger(__name__)
 
 PEEL_TIMEOUT = 600.0  # seconds a peel waits for the player before the reveal goes on
-# Reads of the session a BET may take when the round's lock finds it stored
-# since the copy held was read (``BaccaratConsumer._place``).
-SESSION_READS = 3
 
 
 @dataclass(frozen=True)
@@ -242,22 +238,35 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     def _play(self, message: dict[str, Any]) -> BetAnswer:
         """The pipeline, as the HTTP BET runs it, and the reveal's steps
         rendered from the round it returns."""
+        session = self.fresh_session()
+        if session is None:
+            return BetAnswer("", session_over=True)
         with translation.override(self.language):
             try:
                 visit = text_field(message, "squeeze_visit")
-                placed, wish = self._place(message, visit)
-            except SessionEnded:
-                return BetAnswer("", session_over=True)
+                wish = squeeze_service.wish(
+                    session=session,
+                    cookies=self.scope.get("cookies") or {},
+                    table=self.table,
+                    visit=visit,
+                )
+                placed = service.play(
+                    user=self.user,
+                    table=self.table,  # read again in the round's own transaction
+                    bets=slip_stakes(message, AREAS),
+                    slip_key=text_field(message, "slip_key"),
+                    squeeze=wish,
+                    notify_sockets=others_open(self.user.pk, self.slug),
+                )
             except GameError as exc:
                 return BetAnswer(presenter.refused_answer(exc))
             except Exception:
                 # Everything after the debit ran in one transaction, now rolled back.
                 logger.exception("BET failed at table %s", self.slug)
                 return BetAnswer(presenter.refused_answer(str(presenter.FAILED)))
-            self.session_seen(placed.session_expiry)
             rnd = placed.round
             table = rnd.table  # as the round read it
-            limits = service.bet_limits(
+            limits = bets.baccarat_limits(
                 user=self.user, version=rnd.version, profile=placed.profile, chips=table.chips
             )
             html = presenter.placed_answer(
@@ -268,43 +277,6 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             side = squeeze_side(stakes=rnd.bets, threshold=rnd.version.squeeze_threshold, wish=wish)
             steps = presenter.reveal_steps(rnd, table=table, squeeze=side, limits=limits)
             return BetAnswer(html, rnd.pk, side, steps)
-
-    def _place(self, message: dict[str, Any], visit: str) -> tuple[Placed, SqueezeWish]:
-        """The round, placed with the squeeze's state as the stored session
-        has it. The copy the socket holds is checked in the round's lock; if
-        the session was stored since (a toggle whose message to this socket
-        is still on its way), nothing was played, and the round is placed
-        again from the row read anew. The last try goes unchecked, so a
-        session saved without end cannot stop play."""
-        for attempt in range(SESSION_READS):
-            session = self.session_for_round(changed=attempt > 0)
-            if session is None:
-                raise SessionEnded(f"the session of player {self.user.pk} ended")
-            if not attempt:  # the message's part, once the session is known to live
-                bets = slip_stakes(message, AREAS)
-                slip = text_field(message, "slip_key")
-                notify_sockets = others_open(self.user.pk, self.slug)
-            wish = squeeze_service.wish(
-                session=session,
-                cookies=self.scope.get("cookies") or {},
-                table=self.table,
-                visit=visit,
-            )
-            try:
-                placed = service.play(
-                    user=self.user,
-                    table=self.table,  # read again in the round's own transaction
-                    bets=bets,
-                    slip_key=slip,
-                    squeeze=wish,
-                    notify_sockets=notify_sockets,
-                    session_key=self.session_key,
-                    session_read=self.session_read if attempt < SESSION_READS - 1 else None,
-                )
-            except SessionChanged:
-                continue
-            return placed, wish
-        raise AssertionError("the last try is placed unchecked")
 
     # --- events from the group -------------------------------------------
 

@@ -3,7 +3,7 @@
 ``SessionBoundSocket`` goes before ``AsyncWebsocketConsumer`` in a
 consumer's bases. For a logged-in socket it
 
-* joins the session's and the player's groups (casino/sockets.py) before the
+* joins the session's and the player's groups (games/services/sockets.py) before the
   consumer's own ``connect`` runs, so logging out in another tab, a password
   change or an operator deactivating the account closes it at once, on
   whichever worker it is;
@@ -11,13 +11,12 @@ consumer's bases. For a logged-in socket it
   ``CASINO_SOCKET_SESSION_CHECK`` seconds), since an idle session ends with
   no event, and closes the socket once the session is gone or expired (a
   read the database fails is tried again, within ``WATCH_RETRY`` seconds);
-* checks the session at every BET and DEAL in the round's own lock
-  (``rounds.place_round(session_key=...)``: the stored row, unexpired), so a
-  logout or expiry whose push did not reach the socket still plays nothing,
-  and keeps the copy of the session it read for what a round reads of it
-  (the squeeze's state), read again when the squeeze view says it changed
-  (``session.changed``) or to restart its idle clock (once a minute of play,
-  as a request does);
+* reads the session again at every BET, DEAL and decision
+  (``fresh_session``: one read of the session store, the cache in the
+  cluster) before anything is played, so a logout or expiry whose push did
+  not reach the socket plays nothing, a change stored over HTTP (the
+  squeeze toggle) holds for the very next round, on whichever worker, and
+  playing restarts the session's idle clock as a request does;
 * sends nothing once the session has ended, so no push reaches a closed
   session even if one was already on its way;
 * refuses the handshake of a player who already holds
@@ -35,7 +34,6 @@ import contextlib
 import datetime as dt
 import uuid
 from collections import Counter
-from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, ClassVar
 
@@ -49,10 +47,8 @@ from django.contrib.sessions.backends.base import SessionBase, UpdateError
 from django.utils import timezone
 
 from casino import metrics
-from casino.sessions import SessionStore
-from casino.sockets import session_group, user_group
 from games.services.faults import maybe_fail
-from games.services.rounds import session_model
+from games.services.sockets import session_group, user_group
 
 if TYPE_CHECKING:
     from asgiref.typing import WebSocketConnectEvent, WebSocketDisconnectEvent
@@ -67,21 +63,10 @@ log = structlog.stdlib.get_logger(__name__)
 def stored_expiry(session_key: str) -> dt.datetime | None:
     """When the stored session expires (None: it is gone)."""
     maybe_fail("session.watch")
+    model = import_module(settings.SESSION_ENGINE).SessionStore.get_model_class()
     return (
-        session_model()
-        ._default_manager.filter(session_key=session_key)
-        .values_list("expire_date", flat=True)
-        .first()
+        model.objects.filter(session_key=session_key).values_list("expire_date", flat=True).first()
     )
-
-
-@dataclass(frozen=True)
-class HeldSession:
-    """The session as a socket last read it, and the count of changes the
-    socket had heard of then (``SessionBoundSocket.session_changes``)."""
-
-    store: SessionBase
-    changes: int
 
 
 class SessionBoundSocket(AsyncWebsocketConsumer):
@@ -95,8 +80,6 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
     # while it holds a place among them.
     open_by_player: ClassVar[Counter[int]] = Counter()
     holds_place: int | None = None
-    held: HeldSession | None = None  # the session read last (session_for_round)
-    session_changes: int = 0  # session.changed events heard
 
     @property
     def metrics_game(self) -> str:
@@ -180,17 +163,14 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         self.session_ended = True
         await self.close(code=SESSION_END_CLOSE_CODE)
 
-    def fresh_session(self, *, from_database: bool = False) -> SessionBase | None:
+    def fresh_session(self) -> SessionBase | None:
         """The session as it is now, for an action sent over the socket (the
         squeeze toggle may have changed over HTTP since the socket opened),
         or None once it has ended: logged out, expired, or another account's.
-        ``from_database``: read the row, not the cache in front of it. It
-        reads the store: call it in a thread."""
-        if not self.session_key:
+        It reads the store: call it in a thread."""
+        if self.session_ended or not self.session_key:
             return None
         store = import_module(settings.SESSION_ENGINE).SessionStore(self.session_key)
-        if from_database and isinstance(store, SessionStore):
-            store.from_database = True
         user = self.scope.get("user")
         if user is None or str(store.get(SESSION_KEY, "")) != str(user.pk):
             return None
@@ -203,65 +183,6 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
                 return None
         return store
 
-    def session_for_round(self, *, changed: bool = False) -> SessionBase | None:
-        """The session a BET or DEAL reads (the squeeze's state), or None once
-        it has ended. The copy read last, without a trip to the store, unless
-        the squeeze view said it changed since, or its stored expiry lags a
-        fresh one by more than a minute: then it is read again and its idle
-        clock restarted (``fresh_session``). Whether the session still lives
-        is the round's own check, in its lock (``session_key`` of
-        ``rounds.place_round``); a session key's player never changes (a login
-        makes a new key), so the copy's player is the socket's.
-
-        ``changed``: the round's lock found the session stored again since
-        the copy was read (``SessionChanged``; the squeeze view's message may
-        still be on its way): its row is read again. It reads the store: call
-        it in a thread."""
-        if self.session_ended or not self.session_key:
-            return None
-        if changed:
-            return self._hold_fresh(self.session_changes, from_database=True)
-        held = self.held
-        if (
-            held is not None
-            and held.changes == self.session_changes
-            and not getattr(held.store, "idle_clock_stale", bool)()
-        ):
-            return held.store
-        # A change heard during the read reads it again.
-        return self._hold_fresh(self.session_changes)
-
-    def _hold_fresh(self, changes: int, *, from_database: bool = False) -> SessionBase | None:
-        """Read the session again (``fresh_session``: its idle clock restarted
-        if it lags) and hold it as read after ``changes`` changes."""
-        store = self.fresh_session(from_database=from_database)
-        self.held = None if store is None else HeldSession(store, changes)
-        return store
-
-    @property
-    def session_read(self) -> dt.datetime | None:
-        """The stored expiry of the session copy held (``session_for_round``),
-        for the round's lock to compare (``rounds.place_round``)."""
-        held = self.held
-        return held.store.stored_expiry if held and isinstance(held.store, SessionStore) else None
-
-    def session_seen(self, expiry: dt.datetime | None) -> None:
-        """The session's stored expiry as a round's lock read it. The idle
-        clock is judged from it (a request in another tab may have restarted
-        it meanwhile) and restarted now if it lags: playing over the socket
-        is activity, as a request is. Call it in a thread."""
-        held = self.held
-        if held is None or expiry is None or not isinstance(held.store, SessionStore):
-            return
-        held.store.stored_expiry = expiry
-        if held.store.idle_clock_stale():
-            self._hold_fresh(held.changes)
-
-    async def session_changed(self, event: dict | None = None) -> None:
-        """The session's data changed (the squeeze view stored it): the next
-        round reads it again."""
-        self.session_changes += 1
-
     async def _watch_session(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             while not self.session_ended and self.session_key:
@@ -269,7 +190,7 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
                     expiry = await stored_expiry(self.session_key)
                 except Exception:
                     # The database is away (a restart, a failover). Rounds
-                    # still check the session in their own lock; the watch
+                    # still read the session before they play; the watch
                     # tries again soon rather than end for good.
                     log.warning("session_check_failed", exc_info=True)
                     await asyncio.sleep(min(settings.CASINO_SOCKET_SESSION_CHECK, WATCH_RETRY))

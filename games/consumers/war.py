@@ -43,7 +43,7 @@ from games.consumers.language import scope_language
 from games.consumers.limits import MessageBudget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
-from games.errors import GameError, SessionEnded
+from games.errors import GameError
 from games.models import Table
 from games.presenters import war as presenter
 from games.presenters.refusals import play_safe_refusal
@@ -141,22 +141,18 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
     def _act(self, message: dict[str, Any]) -> Answer:
         """DEAL or the decision, through the services the HTTP endpoints call,
         and the same fragment back."""
-        deal = message["action"] == "deal"
-        # DEAL's round checks the session in its lock; a decision reads it.
-        if (self.session_for_round() if deal else self.fresh_session()) is None:
+        if self.fresh_session() is None:
             return Answer(session_over=True)
         with translation.override(self.language):
             try:
-                if deal:
+                if message["action"] == "deal":
                     placed = war_service.play(
                         user=self.user,
                         table=self.table,  # read again in the round's own transaction
                         ante=bet_amount(message.get("ante")),
                         tie_bet=bet_amount(message.get("tie_bet")),
                         slip_key=text_field(message, "slip_key"),
-                        session_key=self.session_key,
                     )
-                    self.session_seen(placed.session_expiry)
                     rnd, balance, profile, fresh_from = (
                         placed.round,
                         placed.balance,
@@ -177,8 +173,6 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     # The decision settled the round: its balance after is the wallet's.
                     balance = rnd.balance_after if rnd.balance_after is not None else 0
                     profile, fresh_from = profile_for(self.user), 2
-            except SessionEnded:
-                return Answer(session_over=True)
             except GameError as exc:
                 if exc.code == "timeout":
                     return Answer(timed_out=True)

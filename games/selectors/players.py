@@ -2,9 +2,9 @@
 
 Views and presenters ask for them explicitly (``account_for``, ``wallet_for``,
 ``profile_for``); nothing is cached on ``request.user``. A table screen needs
-both, so ``account_for`` reads them in one query. An account made outside
-sign-up (``createsuperuser``) gets its wallet, profile and starting chips on
-its first read.
+both, so ``account_for`` reads them in one query. Every user has both from
+the moment it is made (``services.wallet.open_new_users_account``): a read
+never opens an account.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 
 from games.models import Profile, Wallet
-from games.services.wallet import open_account
 
 
 @dataclass(frozen=True)
@@ -29,24 +28,16 @@ class Account:
 
 def account_for(user: User) -> Account:
     """The player's wallet and profile, in one query."""
-    wallet = Wallet.objects.select_related("user__profile").filter(user=user).first()
-    if wallet is None or not hasattr(wallet.user, "profile"):
-        wallet = open_account(user=user)
-        return Account(wallet, Profile.objects.get(user=user))
+    wallet = Wallet.objects.select_related("user__profile").get(user=user)
     return Account(wallet, wallet.user.profile)
 
 
 def wallet_for(user: User) -> Wallet:
-    wallet = Wallet.objects.filter(user=user).first()
-    return wallet if wallet is not None else open_account(user=user)
+    return Wallet.objects.get(user=user)
 
 
 def profile_for(user: User) -> Profile:
-    profile = Profile.objects.filter(user=user).first()
-    if profile is None:
-        open_account(user=user)
-        profile = Profile.objects.get(user=user)
-    return profile
+    return Profile.objects.get(user=user)
 
 
 def is_demo(user: User) -> bool:

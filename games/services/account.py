@@ -2,7 +2,7 @@
 daily top-up claim.
 
 A player may set a max bet per round lower than the tables' maximums. It
-applies at once to every bet in every game (``rounds.round_max_bet`` reads
+applies at once to every bet in every game (``bets.round_max_bet`` reads
 it). It can be changed once per week, weeks starting on Friday at 00:00 in
 New York (America/New_York, whatever the season), and every change is
 confirmed with a 4-6 digit PIN. The PIN is hashed like a password; wrong PINs

@@ -1,5 +1,6 @@
-"""Baccarat rounds: the bet slip's limits, BET (one transaction from the
-stakes to the stored round) and the side a squeeze peels.
+"""Baccarat rounds: BET (one transaction from the stakes to the stored
+round; the slip is checked by ``services.bets``) and the side a squeeze
+peels.
 
 BET decides everything when it is pressed (SPEC section 7): it validates the
 slip, takes the stakes, shuffles the shoe with the player's provably fair
@@ -9,9 +10,8 @@ transaction. The websocket reveal that follows only shows the stored round.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -20,75 +20,19 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 
 from games.baccarat.odds import rtp
-from games.baccarat.rules import AREAS, Coup, play_coup, settle
+from games.baccarat.rules import Coup, play_coup, settle
 from games.cards import FairRng, new_shoe, shuffle
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
-from games.services import rounds
+from games.services import bets, rounds
 from games.services.push import baccarat_group
-from games.services.rounds import BetLimits
 from games.services.wallet import Posting
 
-SIDES = ("player", "banker")
+SIDES = bets.BACCARAT_SIDES
 PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
 
 
 reveal_group = baccarat_group  # the name the consumer and the tests use
-
-
-# --------------------------------------------------------------------- limits
-
-
-def bet_limits(
-    *,
-    user: User,
-    version: TableVersion,
-    profile: Profile | None = None,
-    chips: Sequence[Any] = (),
-) -> BetLimits:
-    """The limits of a Baccarat round played now under ``version`` by
-    ``user`` at a table with these ``chips`` (``rounds.bet_limits``):
-    PLAYER and BANKER never both."""
-    return rounds.bet_limits(
-        user=user, version=version, areas=AREAS, profile=profile, chips=chips, exclusive=SIDES
-    )
-
-
-def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> dict[str, int]:
-    """A whole slip at BET through the one bet check (``rounds.check_bets``);
-    the stakes (areas with chips only)."""
-    return rounds.check_bets(bets=bets, limits=limits, balance=balance).stakes
-
-
-def fit_bets(
-    *, wanted: Mapping[str, int], limits: BetLimits, balance: int
-) -> tuple[dict[str, int], bool]:
-    """REBET / REBET x2: the wanted bets lowered to fit each area's MAX, the
-    MAX BET and the balance (whole chips); returns (bets, whether any was lowered).
-
-    An area that would end under its MIN is left out (and counts as lowered).
-    """
-    room = min(limits.max_bet, balance)
-    out: dict[str, int] = {}
-    capped = False
-    total = 0
-    for area in AREAS:
-        amount = int(wanted.get(area) or 0)
-        if amount <= 0:
-            continue
-        if area not in limits.areas:
-            capped = True
-            continue
-        low, high = limits.areas[area]
-        fitted = min(amount, high, room - total)
-        fitted -= fitted % limits.step
-        if fitted != amount:
-            capped = True
-        if fitted < low or fitted <= 0:
-            continue
-        out[area] = fitted
-        total += fitted
-    return out, capped
 
 
 @functools.lru_cache(maxsize=64)
@@ -192,8 +136,10 @@ class BaccaratDealer:
         balance: int,
         open_round: bool,  # Baccarat rounds never wait for a decision
     ) -> dict[str, int]:
-        limits = bet_limits(user=user, version=version, profile=profile, chips=table.chips)
-        return check_bets(bets=self.bets, limits=limits, balance=balance)
+        limits = bets.baccarat_limits(
+            user=user, version=version, profile=profile, chips=table.chips
+        )
+        return bets.check_bets(bets=self.bets, limits=limits, balance=balance).stakes
 
     def deal(
         self,
@@ -244,8 +190,6 @@ def play(
     slip_key: str,
     squeeze: SqueezeWish | None = None,
     notify_sockets: bool = True,
-    session_key: str | None = None,
-    session_read: dt.datetime | None = None,
 ) -> rounds.Placed:
     """Play one round from a bet slip (the answer to BET, over HTTP or the
     table's socket).
@@ -256,19 +200,9 @@ def play(
     side's cards the player peels); the round is dealt and settled the same.
     ``notify_sockets=False``: no reveal event for the player's sockets (the caller
     shows the reveal itself and no other socket of the player is open).
-    ``session_key``: the socket's session, checked with the round's lock;
-    ``session_read``: the stored expiry of the copy ``squeeze`` was read
-    from (``rounds.place_round``).
     """
     dealer = BaccaratDealer(bets=dict(bets), squeeze=squeeze, notify_sockets=notify_sockets)
-    return rounds.place_round(
-        user=user,
-        table=table,
-        slip_key=slip_key,
-        dealer=dealer,
-        session_key=session_key,
-        session_read=session_read,
-    )
+    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer)
 
 
 def place_bet(

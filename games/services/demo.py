@@ -94,6 +94,7 @@ def start_demo() -> User:
     """
     user = User(username=f"{USERNAME_PREFIX}{secrets.token_hex(8)}")
     user.set_unusable_password()
+    user.opens_own_account = True  # type: ignore[attr-defined]  # read by wallet.open_new_users_account
     user.save()
     Profile.objects.create(
         user=user,

@@ -4,7 +4,7 @@ sockets end) and reactivate it. Each is one transaction with its audit row.
 
 Deactivation and reactivation are account changes like any other and go
 through ``games.services.staff``, which says who may make them. The save of
-the user's ``is_active`` is watched by ``casino.sockets``: in the same
+the user's ``is_active`` is watched by ``games.services.sockets``: in the same
 transaction every session of the account is deleted, and once it commits
 ``session.end`` goes to the player's socket group on every worker, so their
 open tables close at once and a reactivated account starts from a new login.

@@ -2,7 +2,7 @@
 
 ``place_round`` takes the player, the table, the bet and the idempotency key
 (the slip key), and a game's *dealer* (``Dealer``: how that game checks a
-bet and deals a round). In one transaction it locks the wallet, finds a
+bet, through ``services.bets``, and deals a round). In one transaction it locks the wallet, finds a
 round already made with the same key (a double click, a second tab, a
 retried request: that round is the answer and nothing is charged again),
 locks the profile, checks the bet against the limits, takes the provably
@@ -15,38 +15,25 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
-from importlib import import_module
+from functools import partial
 from typing import Any, Protocol
 
 import structlog
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import rows
 from games.cards import server_seed_hash
-from games.display import format_chips
-from games.errors import (
-    BetRefused,
-    GameError,
-    InsufficientChips,
-    SessionChanged,
-    SessionEnded,
-    TableClosed,
-)
-from games.labels import AREA_LABELS
-from games.models import UNITS_PER_CHIP, Profile, Round, Table, TableVersion, Wallet
-from games.money import bet_step
+from games.errors import BetRefused, GameError, TableClosed
+from games.models import Profile, Round, Table, TableVersion, Wallet
 from games.sealing import seal
 from games.selectors.players import profile_for, wallet_for
 from games.selectors.tables import table_from_row, table_version
-from games.services import metrics, play_safe
+from games.services import bets, metrics
 from games.services.faults import maybe_fail
 from games.services.push import push
 from games.services.tables import snapshot_version
@@ -121,9 +108,6 @@ class Placed:
     balance: int  # the wallet after the round's postings
     profile: Profile  # with the next round's committed seed
     replayed: bool = False  # the slip key had made this round before: nothing was charged
-    # The stored expiry of the session the round was placed under, as the
-    # round's lock read it (``place_round(session_key=...)``; None without one).
-    session_expiry: dt.datetime | None = None
 
     @property
     def next_seed_hash(self) -> str:
@@ -163,48 +147,30 @@ def _for_update() -> str:
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
-def lock_wallet_at(
-    user: User, table: Table, session_key: str | None = None
-) -> tuple[LockedWallet, Table, dt.datetime | None]:
+def lock_wallet_at(user: User, table: Table) -> tuple[LockedWallet, Table]:
     """The player's wallet, locked for the rest of the transaction, and
     ``table`` as its row is now, in one statement: a round reads the table
     in its own transaction (closing a table or publishing a version counts
     from the next round on) without a statement of its own. ``table`` only
     names the table: a socket may hold one read when it opened.
 
-    The third value is the stored expiry of the session ``session_key``
-    (None when it is gone, or no key is given), read in the same statement:
-    a socket's round checks its session where it takes the wallet, without
-    a trip of its own to the session store.
-
     A table no longer there is refused as closed.
     """
     wallets = connection.ops.quote_name(Wallet._meta.db_table)
     tables = connection.ops.quote_name(Table._meta.db_table)
-    sessions = connection.ops.quote_name(session_model()._meta.db_table)
     lock = " FOR UPDATE OF w" if connection.features.has_select_for_update_of else _for_update()
     with rows.plain_cursor() as cursor:
         cursor.execute(
-            f"SELECT w.id, w.balance, "  # noqa: S608 - names are ours
-            f"(SELECT s.expire_date FROM {sessions} s WHERE s.session_key = %s), "
-            f"{rows.columns(Table, 't')} "
+            f"SELECT w.id, w.balance, {rows.columns(Table, 't')} "  # noqa: S608 - names are ours
             f"FROM {wallets} w LEFT JOIN {tables} t ON t.id = %s WHERE w.user_id = %s{lock}",
-            [session_key, table.pk, user.pk],
+            [table.pk, user.pk],
         )
         row = cursor.fetchone()
     if row is None:
         raise Wallet.DoesNotExist(f"player {user.pk} has no wallet")
-    if row[3] is None:
+    if row[2] is None:
         raise _closed()
-    wallet = LockedWallet(pk=int(row[0]), balance=int(row[1]))
-    return wallet, table_from_row(row[3:]), rows.field_value(session_model(), "expire_date", row[2])
-
-
-@cache
-def session_model() -> type[Model]:
-    """The model the site's session engine stores sessions in."""
-    engine = import_module(settings.SESSION_ENGINE)
-    return engine.SessionStore.get_model_class()
+    return LockedWallet(pk=int(row[0]), balance=int(row[1])), table_from_row(row[2:])
 
 
 def lock_wallet(user: User) -> LockedWallet:
@@ -305,249 +271,6 @@ def seeds_update(profile: Profile) -> tuple[str, list[Any]]:
     )
 
 
-def round_max_bet(
-    user: User, version: TableVersion, profile: Profile | None = None
-) -> tuple[int, bool]:
-    """The most the player may stake in one round here, and whether it is
-    their personal limit (lower than the table's) that sets it. ``profile``,
-    when the caller has the player's profile already, saves reading it."""
-    if profile is not None:
-        personal = profile.personal_max_bet
-    else:
-        personal = Profile.objects.values_list("personal_max_bet", flat=True).get(user=user)
-    if personal is not None and personal < version.max_bet:
-        return personal, True
-    return version.max_bet, False
-
-
-# ------------------------------------------------------------------ the bet check
-
-
-@dataclass(frozen=True)
-class BetLimits:
-    """What one round may hold, in units: per-area MIN/MAX, the round's MAX
-    BET (the table's, or the player's personal max when lower) and the step
-    of a stake, with the game's own rules of a slip."""
-
-    areas: Mapping[str, tuple[int, int]]  # area -> (min, max); only the areas offered
-    max_bet: int
-    personal: bool  # the MAX BET is the player's own lower limit
-    step: int = UNITS_PER_CHIP  # every stake is a multiple of this (the table's smallest chip)
-    required: str | None = None  # the area no bet goes without (War's ANTE)
-    raised_to_min: frozenset[str] = frozenset()  # a stake under MIN is raised to it (seed 004)
-    exclusive: tuple[str, ...] = ()  # at most one of these per round (PLAYER, BANKER)
-    # The area a later decision stakes once more (War's raise equals the
-    # ante): the MAX BET bounds the round with it (SPEC section 5).
-    staked_again: str | None = None
-    # The player's own controls: a break or a due reality check refuses
-    # every bet, a loss limit bounds what the round may stake.
-    gate: play_safe.BetGate = play_safe.OPEN_GATE
-
-    def area_min(self, area: str) -> int:
-        return self.areas[area][0]
-
-    def area_max(self, area: str) -> int:
-        return self.areas[area][1]
-
-    def most_staked(self, stakes: Mapping[str, int]) -> int:
-        """Everything the round may come to stake: the bets, and the raise."""
-        again = stakes.get(self.staked_again, 0) if self.staked_again else 0
-        return sum(stakes.values()) + again
-
-    def largest_staked_again(self, stakes: Mapping[str, int]) -> int:
-        """The largest stake on ``staked_again`` the MAX BET leaves room for
-        beside the other ``stakes`` (War: the largest ante that can still go
-        to war with this tie bet), within the area's MAX, in whole steps; 0
-        when none reaches the area's MIN."""
-        if self.staked_again is None or self.staked_again not in self.areas:
-            return 0
-        low, high = self.areas[self.staked_again]
-        others = sum(v for area, v in stakes.items() if area != self.staked_again)
-        most = min(high, (self.max_bet - others) // 2)
-        most -= most % self.step
-        return most if most >= max(low, self.step) else 0
-
-
-def bet_limits(
-    *,
-    user: User,
-    version: TableVersion,
-    areas: Sequence[str],
-    profile: Profile | None = None,
-    chips: Sequence[Any] = (),
-    required: str | None = None,
-    raised_to_min: frozenset[str] = frozenset(),
-    exclusive: tuple[str, ...] = (),
-    staked_again: str | None = None,
-) -> BetLimits:
-    """The limits of a round played now under ``version`` by ``user``
-    (``profile``: the player's, when the caller has read it already) at a
-    table with these ``chips`` (their values set the step of a stake).
-
-    Of the game's ``areas``, those the paytable pays are offered; a missing
-    limit falls back to one chip and the table's MAX BET.
-    """
-    if profile is None:
-        profile = Profile.objects.get(user=user)
-    max_bet, personal = round_max_bet(user, version, profile)
-    offered: dict[str, tuple[int, int]] = {}
-    for area in areas:
-        if area not in version.pays:
-            continue
-        limit = (version.limits or {}).get(area) or {}
-        offered[area] = (
-            int(limit.get("min") or UNITS_PER_CHIP),
-            int(limit.get("max") or version.max_bet),
-        )
-    return BetLimits(
-        areas=offered,
-        max_bet=max_bet,
-        personal=personal,
-        step=bet_step(chips),
-        required=required,
-        raised_to_min=raised_to_min,
-        exclusive=exclusive,
-        staked_again=staked_again,
-        gate=play_safe.bet_gate(user=user, profile=profile),
-    )
-
-
-@dataclass(frozen=True)
-class CheckedBet:
-    """A bet that passed ``check_bets``: the stakes (areas with chips only)
-    and, for an area whose stake was raised to its MIN, what was asked."""
-
-    stakes: dict[str, int]
-    raised_from: dict[str, int]
-
-
-def _label(area: str) -> str:
-    return str(AREA_LABELS.get(area, area))
-
-
-def _step_refusal(step: int) -> BetRefused:
-    if step == UNITS_PER_CHIP:
-        return BetRefused(_("Bets are made in whole chips."), code="chips")
-    return BetRefused(
-        _("Bets are made in steps of %(step)s chips.") % {"step": format_chips(step)},
-        code="chips",
-    )
-
-
-def _max_bet_refusal(limits: BetLimits, stakes: Mapping[str, int]) -> BetRefused:
-    """Over the MAX BET: the table's or the player's own, and when the raise
-    is what does not fit, which stake still allows it."""
-    amount = format_chips(limits.max_bet)
-    code = "personal_max" if limits.personal else "max_bet"
-    if sum(stakes.values()) > limits.max_bet or limits.staked_again is None:
-        if limits.personal:
-            message = _("Your personal max bet is %(max)s chips per round.")
-        else:
-            message = _("The MAX BET for one round is %(max)s chips.")
-        return BetRefused(message % {"max": amount}, code=code)
-    most = limits.largest_staked_again(stakes)
-    values = {"max": amount, "area": _label(limits.staked_again), "most": format_chips(most)}
-    if not most:
-        if limits.personal:
-            message = _(
-                "Your personal max bet is %(max)s chips per round, a war's raise included: "
-                "with this bet no %(area)s can go to war."
-            )
-        else:
-            message = _(
-                "The MAX BET for one round is %(max)s chips, a war's raise included: "
-                "with this bet no %(area)s can go to war."
-            )
-    elif limits.personal:
-        message = _(
-            "Your personal max bet is %(max)s chips per round, a war's raise included: "
-            "the largest %(area)s that can still go to war is %(most)s chips."
-        )
-    else:
-        message = _(
-            "The MAX BET for one round is %(max)s chips, a war's raise included: "
-            "the largest %(area)s that can still go to war is %(most)s chips."
-        )
-    return BetRefused(message % values, code=code)
-
-
-def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> CheckedBet:
-    """The one check of a bet, for every game, at BET or DEAL: every stake a
-    whole number of the table's step on an area offered, at least one chip
-    (on the required area), never two exclusive areas, each area within its
-    MIN and MAX (or raised to its MIN where the rules say so), everything
-    the round may stake (a war's raise included) within the MAX BET, and the
-    balance covering the stakes.
-
-    Before all that, the player's own controls (``play_safe``): a break or a
-    due reality check refuses any bet; after it, a loss limit refuses what
-    could take the period's net loss past it, the raise included.
-
-    Raises ``BetRefused`` / ``InsufficientChips`` with the first problem
-    found, before anything is written.
-    """
-    blocked = limits.gate.blocked
-    if blocked is not None:
-        raise BetRefused(blocked.message, code=blocked.code)
-    stakes: dict[str, int] = {}
-    for area, amount in bets.items():
-        if area not in limits.areas:
-            raise BetRefused(
-                _("There is no %(area)s bet at this table.") % {"area": area}, code="area"
-            )
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-            raise _step_refusal(limits.step)
-        if amount % limits.step:
-            raise _step_refusal(limits.step)
-        if amount:
-            stakes[area] = amount
-    if limits.required is not None and not stakes.get(limits.required):
-        raise BetRefused(
-            _("Place at least one chip on %(area)s.") % {"area": _label(limits.required)},
-            code="empty",
-        )
-    if not stakes:
-        raise BetRefused(_("Place at least one chip on a bet area."), code="empty")
-    both = [area for area in limits.exclusive if stakes.get(area)]
-    if len(both) > 1:
-        raise BetRefused(
-            _("%(first)s and %(second)s cannot both be bet in the same round.")
-            % {"first": _label(both[0]), "second": _label(both[1])},
-            code="both_sides",
-        )
-    raised_from: dict[str, int] = {}
-    for area in limits.areas:  # the table's order, so the message does not depend on the slip's
-        if area not in stakes:
-            continue
-        low, high = limits.areas[area]
-        if stakes[area] < low and area in limits.raised_to_min:
-            raised_from[area], stakes[area] = stakes[area], low
-        if stakes[area] < low:
-            raise BetRefused(
-                _("The minimum bet on %(area)s is %(min)s chips.")
-                % {"area": _label(area), "min": format_chips(low)},
-                code="area_min",
-            )
-        if stakes[area] > high:
-            raise BetRefused(
-                _("The maximum bet on %(area)s is %(max)s chips.")
-                % {"area": _label(area), "max": format_chips(high)},
-                code="area_max",
-            )
-    if limits.most_staked(stakes) > limits.max_bet:
-        raise _max_bet_refusal(limits, stakes)
-    room = limits.gate.loss
-    if room is not None and limits.most_staked(stakes) > room.left:
-        raise play_safe.loss_refusal(room)
-    total = sum(stakes.values())
-    if total > balance:
-        raise InsufficientChips(
-            _("Not enough chips: this bet needs %(total)s and your balance is %(balance)s.")
-            % {"total": format_chips(total), "balance": format_chips(balance)}
-        )
-    return CheckedBet(stakes=stakes, raised_from=raised_from)
-
-
 def outcome(total_bet: int, total_return: int) -> str:
     if total_return > total_bet:
         return Round.Outcome.WIN
@@ -570,24 +293,8 @@ def place_round(
     slip_key: str,
     dealer: Dealer,
     now: dt.datetime | None = None,
-    session_key: str | None = None,
-    session_read: dt.datetime | None = None,
 ) -> Placed:
-    """Play one round of ``dealer``'s game; idempotent per ``slip_key``.
-
-    ``session_key``: the session a table socket plays under. The round's
-    lock reads it, and the round goes ahead only while it is stored and
-    unexpired (else ``SessionEnded``, nothing played): a logout or expiry
-    that no push brought to the socket still stops its next round. An HTTP
-    request's session was loaded by its middleware: it passes none.
-
-    ``session_read``: the stored expiry of the copy of that session the
-    caller read what it passes in from (the squeeze's state). Every save of
-    a session stores a new expiry, so a lock that reads another one raises
-    ``SessionChanged`` before anything is written: a change stored over HTTP
-    counts from the next round even when its message to the socket is still
-    on its way.
-    """
+    """Play one round of ``dealer``'s game; idempotent per ``slip_key``."""
     started = time.time()
     slip_key = (slip_key or "").strip()
     # Every log line from here on names the player, and the round once it has
@@ -598,19 +305,12 @@ def place_round(
         if not slip_key or len(slip_key) > SLIP_KEY_MAX:
             raise BetRefused(dealer.stale_slip, code="slip")
         placed = _place(
-            user=user,
-            table=table,
-            slip_key=slip_key,
-            dealer=dealer,
-            now=now,
-            started=started,
-            session_key=session_key,
-            session_read=session_read,
+            user=user, table=table, slip_key=slip_key, dealer=dealer, now=now, started=started
         )
     except GameError as refusal:
         metrics.refused(dealer.game, refusal.code)
         if isinstance(refusal, BetRefused):
-            play_safe.record_refusal(user=user, code=refusal.code)  # the round rolled back
+            bets.count_refusal(user=user, code=refusal.code)  # the round rolled back
         raise
     except IntegrityError:
         # The same key raced itself on a database that does not serialise
@@ -625,19 +325,11 @@ def place_round(
     return placed
 
 
-def _replayed(
-    existing: Round,
-    *,
-    user: User,
-    table: Table,
-    dealer: Dealer,
-    session_expiry: dt.datetime | None = None,
-) -> Placed:
+def _replayed(existing: Round, *, user: User, table: Table, dealer: Dealer) -> Placed:
     if existing.table_id != table.pk or existing.game != dealer.game:
         raise BetRefused(dealer.stale_slip, code="slip")
     existing.table = table
-    balance, profile = wallet_for(user).balance, profile_for(user)
-    return Placed(existing, balance, profile, replayed=True, session_expiry=session_expiry)
+    return Placed(existing, wallet_for(user).balance, profile_for(user), replayed=True)
 
 
 @transaction.atomic
@@ -649,24 +341,16 @@ def _place(
     dealer: Dealer,
     now: dt.datetime | None,
     started: float,
-    session_key: str | None,
-    session_read: dt.datetime | None,
 ) -> Placed:
     # The table as it is now (``table`` may be a socket's older read).
-    wallet, table, session_expiry = lock_wallet_at(user, table, session_key)
-    if session_key is not None and (session_expiry is None or session_expiry <= timezone.now()):
-        raise SessionEnded(f"the session of player {user.pk} ended")
-    if session_key is not None and session_read is not None and session_expiry != session_read:
-        raise SessionChanged(f"the session of player {user.pk} was stored again")
+    wallet, table = lock_wallet_at(user, table)
     require_open(table)
     # Under the wallet lock a racing request with the same slip has either
     # committed its round (found here) or not started.
     locked = lock_profile(user, table=table, slip_key=slip_key)
     if locked.existing_round_id is not None:
         existing = Round.objects.get(pk=locked.existing_round_id)
-        return _replayed(
-            existing, user=user, table=table, dealer=dealer, session_expiry=session_expiry
-        )
+        return _replayed(existing, user=user, table=table, dealer=dealer)
     version = current_version(table)
     profile = locked.profile
     stakes = dealer.check(
@@ -732,7 +416,7 @@ def _place(
     for group, event in dealer.pushes(rnd):
         push(group, {**event, "bet_at": started})
     transaction.on_commit(partial(log_round, "round_placed", rnd))
-    return Placed(rnd, posted, profile, session_expiry=session_expiry)
+    return Placed(rnd, posted, profile)
 
 
 def log_round(event: str, rnd: Round) -> None:

@@ -17,7 +17,7 @@ Each change is one transaction with an ``AuditEntry`` naming the actor and
 the fields before and after: flags, roles by name, permissions as
 ``app_label.codename``, a password reset as an event (never a hash). A change
 of the active flag ends every session and socket of the account and a new
-password ends its sockets (``casino/sockets.py`` watches the save; Django's
+password ends its sockets (``games/services/sockets.py`` watches the save; Django's
 own check of the password hash ends the sessions).
 
 The roles staff are given are defined here too (``ROLES``); ``setup_casino``
@@ -283,7 +283,9 @@ def change_account(
     for name in scalars:
         setattr(locked, name, changes[name])
     if scalars:
-        locked.save(update_fields=scalars)  # casino/sockets.py ends sessions if is_active changed
+        locked.save(
+            update_fields=scalars
+        )  # games/services/sockets.py ends sessions if is_active changed
     if "groups" in diff.after:
         locked.groups.set(changes["groups"])
     if "permissions" in diff.after:
@@ -367,8 +369,8 @@ def reset_password(*, actor: User, account: User, password: str | None) -> User:
 def create_account(*, actor: User, account: User) -> User:
     """Save a new account built by a form (its password already set or
     turned off). Staff holding ``auth.add_user`` create players; only a
-    superuser creates a staff or superuser account. A player's wallet opens
-    at their first visit (``games.selectors.players``)."""
+    superuser creates a staff or superuser account. Its wallet opens as it
+    is saved (``wallet.open_new_users_account``)."""
     if account.pk is not None:
         raise ValueError("create_account saves new accounts only")
     if not (actor.is_active and actor.is_staff and actor.has_perm("auth.add_user")):

@@ -213,8 +213,8 @@ def open_account(*, user: User) -> Wallet:
     """Create the player's wallet and profile, granting the starting chips.
 
     The grant is tied to the wallet's creation, so it happens exactly once
-    however many times this is called (sign-up, first visit of an account
-    made with createsuperuser).
+    however many times this is called (a user's creation, the lobby of an
+    account made before accounts were opened at creation).
     """
     Profile.objects.get_or_create(
         user=user,
@@ -228,6 +228,15 @@ def open_account(*, user: User) -> Wallet:
         )
         wallet.refresh_from_db()
     return wallet
+
+
+def open_new_users_account(sender, instance, created=False, raw=False, **kwargs) -> None:
+    """``post_save`` of a user: every account made (sign-up, the operator's
+    pages, ``createsuperuser``) has its wallet, profile and starting chips
+    from the start, so no read ever opens one. A demo account opens its own,
+    with demo chips (``services.demo.start_demo`` marks it ``opens_own_account``)."""
+    if created and not raw and not getattr(instance, "opens_own_account", False):
+        open_account(user=instance)
 
 
 @transaction.atomic

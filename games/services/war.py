@@ -23,7 +23,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -35,14 +34,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.cards import Card
-from games.display import format_chips
-from games.errors import BetRefused, GameError, InsufficientChips
+from games.errors import BetRefused, GameError
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
-from games.presets import WAR_AREAS
 from games.selectors import war as war_selectors
 from games.selectors.players import is_demo
-from games.services import metrics, play_safe, rounds
+from games.services import bets, metrics, rounds
+from games.services.bets import can_war, largest_war_ante  # noqa: F401 - the table presenter's names
+from games.services.bets import war_limits as bet_limits  # noqa: F401 - the table presenter's name
 from games.services.push import push, war_group
 from games.services.wallet import Posting, post
 from games.verify import derive_shoe
@@ -84,40 +83,6 @@ def timed_out(rnd: Round, *, now: dt.datetime | None = None) -> bool:
     return (now or timezone.now()) > rnd.decision_deadline + DECISION_GRACE
 
 
-def _chips(units: int) -> str:
-    return format_chips(units)
-
-
-def bet_limits(
-    *,
-    user: User,
-    version: TableVersion,
-    profile: Profile | None = None,
-    chips: Sequence[Any] = (),
-) -> rounds.BetLimits:
-    """The limits of a War round played now under ``version`` by ``user``
-    (``rounds.bet_limits``): an ANTE is required and raised to the table
-    minimum when under it (seed 004), and the MAX BET, the table's or the
-    player's own, bounds the ante, the tie bet and the raise a war would
-    stake (SPEC section 5)."""
-    return rounds.bet_limits(
-        user=user,
-        version=version,
-        areas=WAR_AREAS,
-        profile=profile,
-        chips=chips,
-        required="ante",
-        raised_to_min=frozenset({"ante"}),
-        staked_again="ante",
-    )
-
-
-def largest_war_ante(limits: rounds.BetLimits, *, tie_bet: int = 0) -> int:
-    """The largest ante that can still go to war beside ``tie_bet`` (0 when
-    none can): what the table says at the bet."""
-    return limits.largest_staked_again({"tie_bet": tie_bet})
-
-
 def _notify(user_id: int, table_slug: str) -> None:
     """Tell the player's table consumers that their waiting round changed
     (a tie opened, a countdown restarted, a decision settled it)."""
@@ -129,11 +94,6 @@ def _tie_bet_return(player: Card, dealer: Card, tie_bet: int, version: TableVers
     ``settle_war`` as the rest (its other keys are ignored here)."""
     first = WarRound(player, dealer, True, "surrender", None, None, "surrender")
     return settle_war(first, 0, tie_bet, decimal_pays(version.pays))["tie_bet"]
-
-
-def can_war(*, balance: int, ante: int) -> bool:
-    """Going to war raises the ante again: the player must hold that much."""
-    return balance >= ante
 
 
 def surrender_back(*, ante: int, version: TableVersion) -> int:
@@ -171,8 +131,8 @@ class WarDealer:
             raise GameError(
                 _("Finish your war decision first: WAR or SURRENDER."), code="open_round"
             )
-        limits = bet_limits(user=user, version=version, profile=profile, chips=table.chips)
-        checked = rounds.check_bets(
+        limits = bets.war_limits(user=user, version=version, profile=profile, chips=table.chips)
+        checked = bets.check_bets(
             bets={"ante": self.ante, "tie_bet": self.tie_bet}, limits=limits, balance=balance
         )
         return WarBet(
@@ -256,20 +216,16 @@ def play(
     tie_bet: int,
     slip_key: str,
     now: dt.datetime | None = None,
-    session_key: str | None = None,
 ) -> rounds.Placed:
     """DEAL: take the bets, deal one card each and settle, or open the tie decision.
 
     ``slip_key`` identifies one press of DEAL: sending the same slip again
     (a double click, a retried request) returns the round it made and charges
-    nothing more. ``session_key``: the socket's session, checked with the
-    round's lock (``rounds.place_round``).
+    nothing more.
     """
     started = time.time()
     dealer = WarDealer(ante=ante, tie_bet=tie_bet)
-    placed = rounds.place_round(
-        user=user, table=table, slip_key=slip_key, dealer=dealer, now=now, session_key=session_key
-    )
+    placed = rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
     metrics.result_sent(Game.WAR, started)  # the answer carries the result (or the tie)
     return placed
 
@@ -345,29 +301,8 @@ def _decide(
 
     ante = int(rnd.bets["ante"])
     tie_bet = int(rnd.bets.get("tie_bet", 0))
-    if decision == "war" and wallet.balance < ante:
-        raise InsufficientChips(
-            _(
-                "Not enough chips to go to war: the raise is %(raise)s and you have "
-                "%(balance)s. You can still surrender."
-            )
-            % {"raise": _chips(ante), "balance": _chips(wallet.balance)},
-            code="raise_short",
-        )
     if decision == "war":
-        # A loss limit set or lowered since the deal: the raise (counted as
-        # lost while the round waits) must still fit under it.
-        profile = Profile.objects.get(user=user)
-        room = play_safe.tightest(play_safe.loss_rooms(user, profile, now))
-        if room is not None and room.lost > room.limit:
-            raise BetRefused(
-                _(
-                    "Going to war could take you past your loss limit of %(limit)s chips. "
-                    "You can still surrender."
-                )
-                % {"limit": _chips(room.limit)},
-                code=play_safe.LOSS_LIMIT,
-            )
+        bets.check_raise(user=user, ante=ante, balance=wallet.balance, now=now)
 
     version = rnd.version
     shoe = derive_shoe(rnd.server_seed, rnd.client_seed, rnd.nonce, version.decks)
@@ -379,9 +314,9 @@ def _decide(
     back = settle_war(war_round, ante, tie_bet, decimal_pays(version.pays))
 
     postings: list[Posting] = []
-    bets = dict(rnd.bets)
+    staked = dict(rnd.bets)
     if decision == "war":
-        bets["raise"] = ante
+        staked["raise"] = ante
         postings.append(Posting(LedgerEntry.Kind.BET, -ante, "war raise"))
     postings.append(Posting(LedgerEntry.Kind.PAYOUT, back["ante"], "war ante pays"))
     if decision == "war":
@@ -395,9 +330,9 @@ def _decide(
         rnd.cards = [str(c) for c in shoe[:WAR_CARD_COUNT]]
     if tie_bet:
         returns["tie_bet"] = int(rnd.returns.get("tie_bet", back["tie_bet"]))
-    rnd.bets = bets
+    rnd.bets = staked
     rnd.returns = returns
-    rnd.total_bet = sum(bets.values())
+    rnd.total_bet = sum(staked.values())
     rnd.total_return = sum(returns.values())
     rnd.balance_after = balance_after
     rnd.outcome = rounds.outcome(rnd.total_bet, rnd.total_return)

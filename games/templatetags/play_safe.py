@@ -9,6 +9,7 @@ from typing import Any
 from django import template
 
 from games.presenters.baccarat.contexts import UNSEEN_NET
+from games.selectors import play_safe as reads
 from games.services import play_safe
 
 register = template.Library()
@@ -28,7 +29,7 @@ def play_safe_header(context: template.Context) -> dict[str, Any]:
         started = None
     if started is None:
         return {"show": False}
-    summary = play_safe.session_summary(user, started=started)
+    summary = reads.session_summary(user, started=started)
     # A round whose result the page has not shown yet (a table drawn in the
     # middle of its reveal) counts once it is shown: the net must not tell
     # the result before the cards do.

@@ -64,7 +64,6 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         if from_demo:
             logout(request)
-        wallet_service.open_account(user=user)
         Profile.objects.filter(user=user).update(time_zone=form.cleaned_data["time_zone"])
         if form.cleaned_data["loss_limit"] is not None:
             play_safe.set_loss_limit(
@@ -79,6 +78,8 @@ def signup(request: HttpRequest) -> HttpResponse:
 def lobby(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return demo.welcome(request)  # the visitor's front page: Play demo
+    # The wallet; and the account of a user made before accounts were opened
+    # at creation (wallet.open_new_users_account), opened at its first lobby.
     wallet = wallet_service.open_account(user=request.user)
     # Closed tables stay listed, marked closed, so a player knows why.
     tables = list(Table.objects.order_by("position", "id"))

@@ -36,7 +36,7 @@ from games.selectors import table_history as table_history_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
-from games.services import player_settings
+from games.services import bets, player_settings
 from games.services import squeeze as squeeze_service
 from games.services.rounds import current_version, require_open
 from games.views.amounts import BAD_AMOUNT_STATUS, refused_page
@@ -58,7 +58,7 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
         return redirect("lobby")
     account = account_for(request.user)
     version = current_version(table)
-    limits = service.bet_limits(
+    limits = bets.baccarat_limits(
         user=request.user, version=version, profile=account.profile, chips=table.chips
     )
     last = road_selectors.latest_round(user=request.user, table=table)
@@ -164,7 +164,7 @@ def rules(request: PlayerRequest, slug: str) -> HttpResponse:
     table = baccarat_table(slug)
     version = current_version(table)
     visitor = None if request.user.is_authenticated else Profile()
-    limits = service.bet_limits(
+    limits = bets.baccarat_limits(
         user=request.user, version=version, profile=visitor, chips=table.chips
     )
     context = presenter.rules_context(

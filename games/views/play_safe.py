@@ -30,8 +30,9 @@ from django.views.decorators.http import require_GET, require_POST
 from games.display import format_chips
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, LossLimit, Profile, Round
+from games.selectors import play_safe as reads
 from games.selectors.demo import is_demo
-from games.services import play_safe
+from games.services import bets, play_safe
 from games.views import account as account_views
 from games.views.amounts import WholeChipsField
 from games.views.requests import PlayerRequest
@@ -45,10 +46,10 @@ class PlaySafeLoginForm(AuthenticationForm):
 
     def confirm_login_allowed(self, user) -> None:
         super().confirm_login_allowed(user)
-        pause = play_safe.active_break(user)
+        pause = reads.active_break(user)
         if pause is not None:
             profile = Profile.objects.filter(user=user).first()
-            raise ValidationError(play_safe.break_message(pause, profile), code="on_break")
+            raise ValidationError(bets.break_message(pause, profile), code="on_break")
 
 
 class LossLimitForm(forms.Form):
@@ -120,9 +121,9 @@ def _context(request: PlayerRequest, **forms_: forms.Form) -> dict:
     user = request.user
     profile = Profile.objects.get(user=user)
     now = timezone.now()
-    in_force = play_safe.limits_in_force(user, now)
-    pending = play_safe.pending_changes(user, now)
-    rooms = {room.period: room for room in play_safe.loss_rooms(user, profile, now)}
+    in_force = reads.limits_in_force(user, now)
+    pending = reads.pending_changes(user, now)
+    rooms = {room.period: room for room in reads.loss_rooms(user, profile, now)}
     limits = [
         {
             "period": period,
@@ -131,16 +132,16 @@ def _context(request: PlayerRequest, **forms_: forms.Form) -> dict:
             "room": rooms.get(period),
             "pending": pending.get(period),
         }
-        for period in play_safe.PERIODS
+        for period in reads.PERIODS
     ]
     return {
         # The personal max bet and its PIN (templates/account/max_bet_sections.html).
         **account_views.context(request),
         "back": "play_safe",
         "profile": profile,
-        "zone": play_safe.zone_of(profile).key,
+        "zone": reads.zone_of(profile).key,
         "limits": limits,
-        "summary": play_safe.session_summary(user, profile, now),
+        "summary": reads.session_summary(user, profile, now),
         "demo": is_demo(user),
         "loss_limit_form": forms_.get("loss_limit_form") or LossLimitForm(),
         "reality_form": forms_.get("reality_form")
@@ -192,11 +193,7 @@ def loss_limit(request: PlayerRequest) -> HttpResponse:
             _(
                 "Your change takes effect in 24 hours, at %(when)s. Until then your current limit applies."
             )
-            % {
-                "when": play_safe.local_time(
-                    row.effective_at, Profile.objects.get(user=request.user)
-                )
-            },
+            % {"when": reads.local_time(row.effective_at, Profile.objects.get(user=request.user))},
         )
     else:
         messages.success(request, _("Your loss limit is in force now."))
@@ -264,13 +261,13 @@ def reality_status(request: PlayerRequest) -> JsonResponse:
     and the session's figures to show in it."""
     profile = Profile.objects.get(user=request.user)
     now = timezone.now()
-    summary = play_safe.session_summary(request.user, profile, now)
+    summary = reads.session_summary(request.user, profile, now)
     due_in = None
     if profile.reality_check_minutes and profile.reality_due_at is not None:
         due_in = max(0, int((profile.reality_due_at - now).total_seconds()))
     return JsonResponse(
         {
-            "due": play_safe.reality_due(profile, now),
+            "due": reads.reality_due(profile, now),
             # A War round waiting for its decision is never interrupted.
             "round_open": Round.objects.filter(
                 player=request.user, status=Round.Status.OPEN
@@ -294,7 +291,7 @@ def _take_break(
     except GameError as exc:
         form.add_error(None, exc.message)
         return _invalid(request, **{name: form})
-    message = play_safe.break_message(pause, Profile.objects.get(user=request.user))
+    message = bets.break_message(pause, Profile.objects.get(user=request.user))
     logout(request)  # its session is already gone; this clears the browser's cookie too
     return render(request, "play_safe/break_taken.html", {"message": message})
 
@@ -327,8 +324,8 @@ def zone(request: PlayerRequest) -> HttpResponse:
 @require_GET
 def statement(request: PlayerRequest) -> HttpResponse:
     profile = Profile.objects.get(user=request.user)
-    zone_ = play_safe.zone_of(profile)
-    months = play_safe.statement_months(request.user, zone_)
+    zone_ = reads.zone_of(profile)
+    months = reads.statement_months(request.user, zone_)
     return render(request, "play_safe/statement.html", {"months": months, "zone": zone_.key})
 
 
@@ -336,7 +333,7 @@ def statement(request: PlayerRequest) -> HttpResponse:
 @require_GET
 def statement_csv(request: PlayerRequest) -> HttpResponse:
     profile = Profile.objects.get(user=request.user)
-    months = play_safe.statement_months(request.user, play_safe.zone_of(profile))
+    months = reads.statement_months(request.user, reads.zone_of(profile))
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="statement.csv"'
     writer = csv.writer(response)

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.sessions.backends.base import UpdateError
-from django.contrib.sessions.exceptions import SessionInterrupted
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from casino import sockets
 from games.presenters import baccarat as presenter
 from games.selectors.tables import baccarat_table
 from games.services import squeeze as squeeze_service
@@ -33,16 +30,6 @@ def squeeze(request: PlayerRequest, slug: str) -> HttpResponse:
         action=request.POST.get("action", ""),
         visit=visit,
     )
-    # The table's sockets keep a copy of the session for BET: stored first,
-    # then they are told to read it again. (The session middleware writes
-    # it once more as the answer goes: a toggle is rare.)
-    try:
-        request.session.save()
-    except UpdateError:  # logged out (or in again) meanwhile, as Django's middleware answers it
-        raise SessionInterrupted(
-            "The request's session was deleted before the request completed."
-        ) from None
-    sockets.session_changed(request.session.session_key)
     if not request.htmx:
         if answer.error:
             messages.error(request, answer.error)

@@ -29,7 +29,7 @@ from games.selectors import war as war_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import war_table
 from games.services import account as account_service
-from games.services import rounds
+from games.services import bets, rounds
 from games.services import war as war_service
 from games.services.player_settings import save_settings
 from games.views.account import MaxBetForm
@@ -312,6 +312,6 @@ def rules(request: PlayerRequest, slug: str) -> HttpResponse:
         version=version,
         pays=pays,
         edges=exact_edge(version.decks, pays),
-        limits=presenter.limits_view(version, rounds.round_max_bet(request.user, version, visitor)),
+        limits=presenter.limits_view(version, bets.round_max_bet(request.user, version, visitor)),
     )
     return render(request, "war/rules.html", context)

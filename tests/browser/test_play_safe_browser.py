@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
 from games.models import Profile, Round
-from games.services import play_safe
+from games.services import bets, play_safe
 from games.services.wallet import open_account
 from tests.browser.test_admin_browser import log_in
 from tests.seeds import find_seed, war_cases
@@ -164,7 +164,7 @@ def test_the_operator_sees_breaks_and_refusals_and_cannot_change_them(page, live
     player = User.objects.create_user(f"psplayer{suffix}")
     open_account(user=player)
     pause = play_safe.take_break(user=player, length="6m")
-    play_safe.record_refusal(user=player, code="loss_limit")
+    bets.count_refusal(user=player, code="loss_limit")
     log_in(page, live_url, operator)
 
     page.goto(f"{live_url}/admin/games/playbreak/")

@@ -4,11 +4,12 @@ import datetime as dt
 import threading
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connections, transaction
 
 from games.errors import GameError, InsufficientChips
-from games.models import LedgerEntry, Wallet
+from games.models import LedgerEntry, Profile, Wallet
 from games.services import wallet as wallet_service
 from games.services.wallet import Posting, post
 
@@ -25,6 +26,20 @@ def test_it_grants_the_starting_chips_exactly_once(make_player):
     grants = LedgerEntry.objects.filter(wallet__user=user, kind=LedgerEntry.Kind.GRANT)
     assert grants.count() == 1
     assert balance_of(user) == 10_000 * 100
+
+
+def test_an_account_is_opened_when_its_user_is_made(db):
+    """Sign-up, the operator's pages and ``createsuperuser`` all make a user:
+    each has its wallet, profile and starting chips from that moment, so no
+    read has to open one."""
+    call_command("createsuperuser", interactive=False, username="boss", email="boss@example.com")
+    made = get_user_model().objects.create_user("newcomer", password="pw-Secret-123")
+    for user in (get_user_model().objects.get(username="boss"), made):
+        assert balance_of(user) == 10_000 * 100
+        assert Profile.objects.filter(user=user, demo=False).exists()
+        assert (
+            LedgerEntry.objects.filter(wallet__user=user, kind=LedgerEntry.Kind.GRANT).count() == 1
+        )
 
 
 def test_it_refuses_a_debit_larger_than_the_balance_and_writes_nothing(make_player):

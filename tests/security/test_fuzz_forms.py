@@ -29,6 +29,7 @@ from games.baccarat.rules import AREAS
 from games.models import Profile, Round, Table, Wallet
 from games.services import account as account_service
 from games.services import baccarat as baccarat_service
+from games.services import bets
 from games.services import war as war_service
 from games.services.player_settings import SETTINGS_FIELDS
 from games.services.rounds import current_version
@@ -450,7 +451,7 @@ def test_a_posted_slip_moves_chips_only_when_it_follows_the_rules(baccarat_playe
     or the balance."""
     table = Table.objects.get(slug=BACCARAT)
     version = current_version(table)
-    limits = baccarat_service.bet_limits(user=baccarat_player, version=version)
+    limits = bets.baccarat_limits(user=baccarat_player, version=version)
     client = logged_in(baccarat_player)
     before = Round.objects.filter(player=baccarat_player).count()
     response = client.post(
@@ -468,9 +469,9 @@ def test_a_posted_slip_moves_chips_only_when_it_follows_the_rules(baccarat_playe
     if Round.objects.filter(player=baccarat_player).count() == before:
         assert 'data-testid="slip-error"' in html
     else:
-        bets = played.bets
-        assert not (bets.get("player") and bets.get("banker"))
-        for name, amount in bets.items():
+        staked = played.bets
+        assert not (staked.get("player") and staked.get("banker"))
+        for name, amount in staked.items():
             assert name in limits.areas
             low, high = limits.areas[name]
             assert low <= amount <= high and amount % 100 == 0

@@ -1,10 +1,10 @@
-"""A table socket lives only as long as its session (casino/sockets.py,
+"""A table socket lives only as long as its session (games/services/sockets.py,
 games/consumers/session.py): logging out in one tab closes the sockets of
 the other tabs of that browser at once, on both games; so do a password
 change and an operator deactivating the account; an expired session's
 socket is closed at its expiry; and nothing is pushed after that. A round
-over the socket checks the stored session in its own lock, so an end no
-push brought still plays nothing, and playing restarts the idle clock."""
+over the socket reads the stored session first, so an end no push brought
+still plays nothing, and playing restarts the idle clock."""
 
 from __future__ import annotations
 
@@ -226,10 +226,9 @@ def rounds_played(user) -> int:
 @pytest.mark.parametrize("how", ["deleted", "expired"])
 @pytest.mark.parametrize("path", SOCKETS)
 async def test_a_round_after_an_unheard_end_of_the_session_plays_nothing(make_player, path, how):
-    """The socket keeps its copy of the session between rounds; a round
-    checks the stored session in its own lock. A logout whose push never
-    came (the row gone) or an expiry between the socket's checks (the row
-    past its date) ends the socket at the next round, and nothing is played."""
+    """A logout whose push never came (the row gone) or an expiry between
+    the socket's checks (the row past its date) ends the socket at the next
+    round, and nothing is played."""
     player = await database_sync_to_async(make_player)(chips=100)
     here = await database_sync_to_async(browser)(player)
     socket = await opened(here, path)

@@ -1,7 +1,7 @@
 """Staff powers are least privilege and audited: the operator console's
 account pages (games/admin/users.py) against staff who try to give
 themselves or others more than they hold, and deactivation that really ends
-a player's sessions (casino/sessions.py, casino/sockets.py).
+a player's sessions (casino/sessions.py, games/services/sockets.py).
 
 Each attack is posted as a browser could post it, field included even when
 the page does not offer it, by a staff member holding ``auth.change_user``.
@@ -24,10 +24,10 @@ from django.urls import reverse
 
 from casino.asgi import application
 from casino.sessions import CACHE_PREFIX
-from casino.sockets import user_group
 from games.consumers.session import SESSION_END_CLOSE_CODE
 from games.models import AuditEntry, Profile, Round, Table
 from games.services.account import set_pin
+from games.services.sockets import user_group
 from games.services.staff import OPERATOR, SUPPORT, set_account_active, set_up_roles
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}

@@ -13,7 +13,7 @@ from games.presenters.baccarat.board import Rebet, fragment, slip_limits_json
 from games.presenters.baccarat.contexts import balance_after_stakes, placed_context
 from games.presenters.baccarat.squeeze import squeeze_toggle
 from games.presenters.refusals import play_safe_refusal
-from games.services import baccarat as service
+from games.services import bets
 from games.services.baccarat import SqueezeWish
 from games.services.rounds import Placed
 
@@ -26,12 +26,12 @@ FAILED = gettext_lazy(
 )
 
 
-def rebet_for(limits: service.BetLimits, balance: int, last_bets: dict[str, int] | None) -> Rebet:
+def rebet_for(limits: bets.BetLimits, balance: int, last_bets: dict[str, int] | None) -> Rebet:
     """REBET and REBET x2 from the player's last settled bets at this table."""
-    bets = last_bets or {}
-    once, once_capped = service.fit_bets(wanted=bets, limits=limits, balance=balance)
-    twice, twice_capped = service.fit_bets(
-        wanted={a: v * 2 for a, v in bets.items()}, limits=limits, balance=balance
+    last = last_bets or {}
+    once, once_capped = bets.fit_bets(wanted=last, limits=limits, balance=balance)
+    twice, twice_capped = bets.fit_bets(
+        wanted={a: v * 2 for a, v in last.items()}, limits=limits, balance=balance
     )
     return Rebet(once, twice, once_capped, twice_capped)
 
@@ -42,7 +42,7 @@ def placed_answer(
     placed: Placed,
     wish: SqueezeWish,
     visit: str,
-    limits: service.BetLimits | None = None,
+    limits: bets.BetLimits | None = None,
 ) -> str:
     """The slip is spent: the round's id, the next seed's hash, the limits
     and REBET for the next round, the squeeze toggle.
@@ -55,7 +55,7 @@ def placed_answer(
     rnd = placed.round
     after_stakes = balance_after_stakes(rnd)
     if limits is None:
-        limits = service.bet_limits(
+        limits = bets.baccarat_limits(
             user=rnd.player, version=rnd.version, profile=placed.profile, chips=table.chips
         )
     context = placed_context(
@@ -72,7 +72,7 @@ def placed_answer(
     return fragment("placed", context)
 
 
-def after_round(limits: service.BetLimits, rnd: Round) -> dict[str, Any]:
+def after_round(limits: bets.BetLimits, rnd: Round) -> dict[str, Any]:
     """For the reveal's result step: the slip's limits and REBET at the
     balance after the round, now that the player sees it."""
     balance = rnd.balance_after if rnd.balance_after is not None else rnd.balance_before

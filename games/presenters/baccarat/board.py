@@ -21,7 +21,7 @@ from games.presenters.common import (
     render_fragment,
     script_json,
 )
-from games.services.baccarat import BetLimits
+from games.services.bets import BetLimits
 
 TEMPLATE = "baccarat/table.html"
 # Card slots on the board, per side, in the order they sit on the felt.
@@ -191,7 +191,7 @@ def slip_limits_json(limits: BetLimits, balance: int) -> SafeString:
 @dataclass(frozen=True)
 class Rebet:
     """REBET and REBET x2: the player's last settled bets, fitted to the
-    limits and the balance now (``services.baccarat.fit_bets``)."""
+    limits and the balance now (``services.bets.fit_bets``)."""
 
     once: dict[str, int]
     twice: dict[str, int]

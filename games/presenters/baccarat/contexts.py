@@ -38,7 +38,7 @@ from games.presenters.common import (
     settled_kind,
 )
 from games.selectors.roads import RoadWindow
-from games.services.baccarat import BetLimits
+from games.services.bets import BetLimits
 
 # ------------------------------------------------------------ contexts
 

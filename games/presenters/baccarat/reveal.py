@@ -27,7 +27,7 @@ from games.presenters.baccarat.contexts import (
 )
 from games.presenters.baccarat.squeeze import PeelView, squeeze_peels
 from games.selectors import roads as road_selectors
-from games.services.rounds import BetLimits
+from games.services.bets import BetLimits
 
 __all__ = [
     "CLIENT_ACTIONS",

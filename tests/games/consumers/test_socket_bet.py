@@ -34,7 +34,7 @@ from games.baccarat.rules import play_coup
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
 from games.models import Profile, Round, Table
-from games.services import play_safe, squeeze
+from games.services import play_safe
 from games.services.baccarat import reveal_group
 from games.services.faults import inject_fault
 from tests.games.consumers.conftest import books
@@ -243,9 +243,9 @@ async def test_a_closed_table_refuses_the_socket_bet(player):
 
 
 async def test_a_bet_after_logging_out_elsewhere_ends_the_socket_and_bets_nothing(player):
-    """A socket whose session is gone before its first BET (a logout that
-    did not reach it) bets nothing. (After a round, the round's own lock
-    checks it: tests/security/test_socket_session.py.)"""
+    """The session is read again at BET: a socket whose session is gone (a
+    logout that did not reach it) bets nothing. (After a round, and on an
+    expiry: tests/security/test_socket_session.py.)"""
     tab = await Tab.of(player)
     socket = await tab.open()
     store = import_module(settings.SESSION_ENGINE).SessionStore(tab.session_key)
@@ -259,9 +259,10 @@ async def test_a_bet_after_logging_out_elsewhere_ends_the_socket_and_bets_nothin
 
 
 async def test_the_squeeze_turned_on_over_http_holds_for_the_next_socket_bet(make_player):
-    """The socket keeps its copy of the session for BET; turning the SQUEEZE
-    toggle on (an HTTP post of the same session) reaches it, so the next
-    round over the socket waits on the squeeze stage."""
+    """Turning the SQUEEZE toggle on (an HTTP post of the same session,
+    which sends the socket no message: it may be on another worker) holds
+    for the very next BET over the socket, which reads the stored session:
+    the round waits on the squeeze stage."""
     player = await database_sync_to_async(make_player)(chips=20_000)
     tab = await Tab.of(player)
     await tab.open()
@@ -277,39 +278,6 @@ async def test_the_squeeze_turned_on_over_http_holds_for_the_next_socket_bet(mak
         frame = await tab.socket.receive_from(timeout=5)
         assert 'data-phase="done"' not in frame  # the round went by unsqueezed
     assert 'data-side="banker"' in frame
-    assert await tab.socket.receive_nothing(timeout=0.2)  # waiting for the player
-    await tab.socket.disconnect()
-
-
-async def test_a_squeeze_stored_before_its_message_reaches_the_socket_holds_for_the_next_bet(
-    make_player,
-):
-    """The squeeze view stores the session, then tells the session's sockets.
-    A BET the socket takes before that message arrives (it crosses Redis in
-    the cluster) still plays with the stored toggle: the round's lock finds
-    the session stored again since the socket's copy, and the socket reads
-    it anew. One round, charged once."""
-    player = await database_sync_to_async(make_player)(chips=20_000)
-    tab = await Tab.of(player)
-    await tab.open()
-    await tab.bet_over_socket({"slip_key": "off", "banker": "5000"})  # the threshold
-    assert not any('data-peel="' in frame for frame in await tab.until_done())
-
-    def toggle_with_no_message() -> None:
-        store = import_module(settings.SESSION_ENGINE).SessionStore(tab.session_key)
-        table = Table.objects.get(slug=SLUG)
-        assert squeeze.act(
-            session=store, cookies={}, table=table, action="toggle", visit=""
-        ).wish.on
-        store.save()
-
-    await database_sync_to_async(toggle_with_no_message)()
-    await tab.bet_over_socket({"slip_key": "on", "banker": "5000"})
-    frame = ""
-    while 'data-peel="' not in frame:
-        frame = await tab.socket.receive_from(timeout=5)
-        assert 'data-phase="done"' not in frame  # the round went by unsqueezed
-    assert [r.slip_key for r in await rounds_of(player)] == ["off", "on"]
     assert await tab.socket.receive_nothing(timeout=0.2)  # waiting for the player
     await tab.socket.disconnect()
 

@@ -11,7 +11,7 @@ from django.contrib.auth.hashers import check_password
 
 from games.errors import BetRefused, GameError
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
-from games.services import account, rounds, war
+from games.services import account, bets, rounds, war
 from games.services.account import PinRefused, next_change_allowed, week_start
 from games.services.baccarat import place_bet
 
@@ -191,7 +191,7 @@ def test_the_personal_max_bet_refuses_a_baccarat_bet(make_player):
     account.set_pin(user=user, password=PASSWORD, new_pin="1234")
     account.set_personal_max_bet(user=user, max_bet=30 * CHIP, pin="1234")
     table = Table.objects.get(slug="baccarat-classic")
-    assert rounds.round_max_bet(user, rounds.current_version(table)) == (3_000, True)
+    assert bets.round_max_bet(user, rounds.current_version(table)) == (3_000, True)
     before = (Wallet.objects.get(user=user).balance, LedgerEntry.objects.count())
     with pytest.raises(BetRefused) as refused:
         place_bet(user=user, table=table, bets={"player": 40 * CHIP}, slip_key="over")

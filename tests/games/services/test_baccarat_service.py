@@ -22,7 +22,7 @@ from django.db import connections
 from games.baccarat.rules import Coup, play_coup
 from games.errors import BetRefused, GameError, InsufficientChips, TableClosed
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
-from games.services import baccarat
+from games.services import baccarat, bets
 from games.services.faults import InjectedFault, inject_fault
 from games.services.player_settings import change_client_seed
 from games.verify import derive_shoe
@@ -261,19 +261,19 @@ def test_it_refuses_a_closed_table(make_player, classic):
 
 def test_rebet_is_lowered_to_the_limits_and_the_balance(make_player, classic):
     user = make_player(chips=100)
-    limits = baccarat.bet_limits(user=user, version=classic.current_version)
-    fitted, capped = baccarat.fit_bets(
+    limits = bets.baccarat_limits(user=user, version=classic.current_version)
+    fitted, capped = bets.fit_bets(
         wanted={"player": 40 * CHIP, "tie": 30 * CHIP}, limits=limits, balance=1_000_000
     )
     assert (fitted, capped) == ({"player": 4_000, "tie": 3_000}, False)
     # x2 past the TIE maximum and past the balance.
-    fitted, capped = baccarat.fit_bets(
+    fitted, capped = bets.fit_bets(
         wanted={"player": 80 * CHIP, "tie": 4_000 * CHIP}, limits=limits, balance=100 * CHIP
     )
     assert capped
     assert fitted == {"player": 8_000, "tie": 2_000}
     # What is left under an area's MIN is dropped.
-    fitted, capped = baccarat.fit_bets(
+    fitted, capped = bets.fit_bets(
         wanted={"player": 95 * CHIP, "tie": 10 * CHIP}, limits=limits, balance=100 * CHIP
     )
     assert (fitted, capped) == ({"player": 9_500}, True)

@@ -26,6 +26,7 @@ from games.models import (
     Table,
     Wallet,
 )
+from games.selectors import play_safe as reads
 from games.services import baccarat as baccarat_service
 from games.services import play_safe
 from games.services import war as war_service
@@ -130,28 +131,28 @@ def test_a_lower_limit_applies_at_once_and_a_higher_one_after_24_hours(make_play
     player = make_player()
     now = dt.datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
     play_safe.set_loss_limit(user=player, period="week", amount=100 * CHIP, now=now)
-    assert play_safe.limits_in_force(player, now)["week"] == 100 * CHIP
+    assert reads.limits_in_force(player, now)["week"] == 100 * CHIP
 
     play_safe.set_loss_limit(
         user=player, period="week", amount=500 * CHIP, now=now + dt.timedelta(hours=1)
     )
     later = now + dt.timedelta(hours=1)
-    assert play_safe.limits_in_force(player, later)["week"] == 100 * CHIP
-    pending = play_safe.pending_changes(player, later)["week"]
+    assert reads.limits_in_force(player, later)["week"] == 100 * CHIP
+    pending = reads.pending_changes(player, later)["week"]
     assert pending.amount == 500 * CHIP
     assert pending.effective_at == later + dt.timedelta(hours=24)
     assert (
-        play_safe.limits_in_force(player, later + dt.timedelta(hours=23, minutes=59))["week"]
+        reads.limits_in_force(player, later + dt.timedelta(hours=23, minutes=59))["week"]
         == 100 * CHIP
     )
-    assert play_safe.limits_in_force(player, later + dt.timedelta(hours=24))["week"] == 500 * CHIP
+    assert reads.limits_in_force(player, later + dt.timedelta(hours=24))["week"] == 500 * CHIP
 
     # Lowering again applies at once and drops a pending raise.
     play_safe.set_loss_limit(user=player, period="week", amount=50 * CHIP, now=later)
     play_safe.set_loss_limit(user=player, period="week", amount=900 * CHIP, now=later)
     play_safe.set_loss_limit(user=player, period="week", amount=40 * CHIP, now=later)
-    assert play_safe.limits_in_force(player, later + dt.timedelta(days=3))["week"] == 40 * CHIP
-    assert "week" not in play_safe.pending_changes(player, later)
+    assert reads.limits_in_force(player, later + dt.timedelta(days=3))["week"] == 40 * CHIP
+    assert "week" not in reads.pending_changes(player, later)
 
 
 def test_removing_a_limit_waits_24_hours(make_player):
@@ -159,8 +160,8 @@ def test_removing_a_limit_waits_24_hours(make_player):
     now = dt.datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
     play_safe.set_loss_limit(user=player, period="day", amount=10 * CHIP, now=now)
     play_safe.set_loss_limit(user=player, period="day", amount=None, now=now)
-    assert play_safe.limits_in_force(player, now + dt.timedelta(hours=23))["day"] == 10 * CHIP
-    assert play_safe.limits_in_force(player, now + dt.timedelta(hours=24))["day"] is None
+    assert reads.limits_in_force(player, now + dt.timedelta(hours=23))["day"] == 10 * CHIP
+    assert reads.limits_in_force(player, now + dt.timedelta(hours=24))["day"] is None
 
 
 def test_the_tightest_period_applies(make_player):
@@ -202,11 +203,11 @@ def test_each_period_resets_at_midnight_in_the_players_zone(
     Round.objects.filter(pk=rnd.pk).update(created_at=played_at)
     profile = Profile.objects.get(user=player)
 
-    [room] = play_safe.loss_rooms(player, profile, played_at + dt.timedelta(seconds=30))
+    [room] = reads.loss_rooms(player, profile, played_at + dt.timedelta(seconds=30))
     assert room.lost == 30 * CHIP
     reset = dt.datetime.fromisoformat(after).replace(tzinfo=UTC)
     assert room.resets_at == reset
-    [fresh] = play_safe.loss_rooms(player, profile, reset)
+    [fresh] = reads.loss_rooms(player, profile, reset)
     assert fresh.lost == 0
     assert fresh.left == 100 * CHIP
 
@@ -278,8 +279,8 @@ def test_each_length_ends_when_it_says(make_player, length, ends):
     start = dt.datetime(2026, 1, 31, 10, 0, tzinfo=UTC)
     pause = play_safe.take_break(user=player, length=length, now=start)
     assert pause.ends_at == ends
-    assert play_safe.active_break(player, ends - dt.timedelta(seconds=1)) == pause
-    assert play_safe.active_break(player, ends) is None
+    assert reads.active_break(player, ends - dt.timedelta(seconds=1)) == pause
+    assert reads.active_break(player, ends) is None
 
 
 def test_a_break_cannot_be_shortened_only_lengthened(make_player):
@@ -290,7 +291,7 @@ def test_a_break_cannot_be_shortened_only_lengthened(make_player):
         play_safe.take_break(user=player, length="6w", now=now + dt.timedelta(days=1))
     assert refused.value.code == "shorter"
     longer = play_safe.take_break(user=player, length="5y", now=now + dt.timedelta(days=1))
-    assert play_safe.active_break(player, now + dt.timedelta(days=400)) == longer
+    assert reads.active_break(player, now + dt.timedelta(days=400)) == longer
 
 
 def test_a_stored_break_cannot_be_changed_or_deleted(make_player):
@@ -378,7 +379,7 @@ def test_the_session_summary_counts_the_sessions_rounds_only(make_player):
     start = timezone.now() - dt.timedelta(minutes=42)
     play_safe.start_session(user=player, now=start)
     lose_war(player, 7, "new")
-    summary = play_safe.session_summary(player, Profile.objects.get(user=player))
+    summary = reads.session_summary(player, Profile.objects.get(user=player))
     assert summary.net == -7 * CHIP
     assert dt.timedelta(minutes=42) <= summary.played < dt.timedelta(minutes=43)
 
@@ -408,7 +409,7 @@ def test_the_statement_agrees_with_the_ledger(make_player):
         )
     deal_next(player, lambda shoe: "tie" not in war_cases(shoe))
     war_service.play(user=player, table=war_table(), ante=3 * CHIP, tie_bet=CHIP, slip_key="w")
-    [month] = play_safe.statement_months(player, zoneinfo.ZoneInfo("Asia/Tokyo"))
+    [month] = reads.statement_months(player, zoneinfo.ZoneInfo("Asia/Tokyo"))
     moved = LedgerEntry.objects.filter(wallet__user=player, round__isnull=False)
     staked = -sum(e.amount for e in moved if e.kind == LedgerEntry.Kind.BET)
     returned = sum(e.amount for e in moved if e.kind != LedgerEntry.Kind.BET)

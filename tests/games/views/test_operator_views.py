@@ -24,10 +24,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from casino.sockets import SESSION_END, user_group
 from games.models import AuditEntry, Profile, Round, Table
 from games.selectors.history_export import CHUNK_SIZE, ROWS_PER_CHUNK
 from games.services.operator import do_adjustments, set_player_active
+from games.services.sockets import SESSION_END, user_group
 from games.services.tables import save_table, table_snapshot
 from tests.stored_results import settled_coup
 

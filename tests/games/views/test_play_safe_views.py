@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.models import AuditEntry, LimitRefusal, LossLimit, PlayBreak, Profile, Round
-from games.services import play_safe, staff
+from games.selectors import play_safe as reads
+from games.services import bets, play_safe, staff
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +65,7 @@ def test_it_sets_a_limit_and_shows_a_raise_as_pending(tab, player):
     assert response.status_code == 302
     body = tab.get(reverse("play_safe")).content.decode()
     assert 'data-testid="loss-limit-pending-day"' in body
-    assert play_safe.limits_in_force(player, timezone.now())["day"] == 50 * CHIP
+    assert reads.limits_in_force(player, timezone.now())["day"] == 50 * CHIP
 
 
 @pytest.mark.parametrize("amount", ["-5", "1e3", "５０", "abc"])
@@ -103,7 +104,7 @@ def test_a_player_cannot_shorten_a_self_exclusion_by_post(make_player):
     assert response.status_code == 400
     assert "cannot be shortened" in response.content.decode()
     assert PlayBreak.objects.filter(user=player).count() == 1
-    assert play_safe.active_break(player).ends_at == ends
+    assert reads.active_break(player).ends_at == ends
 
 
 def test_taking_a_time_out_logs_the_player_out_and_the_login_shows_only_the_end(tab, player):
@@ -231,7 +232,7 @@ def test_no_superuser_can_end_or_shorten_a_break_in_the_admin(superuser_client, 
     )
     assert bulk.status_code in (200, 302)
     assert PlayBreak.objects.get(pk=pause.pk).ends_at == pause.ends_at
-    assert play_safe.active_break(player) is not None
+    assert reads.active_break(player) is not None
 
 
 def test_no_superuser_can_lift_a_loss_limit_in_the_admin(superuser_client, make_player):
@@ -247,8 +248,8 @@ def test_no_superuser_can_lift_a_loss_limit_in_the_admin(superuser_client, make_
 def test_the_report_counts_refusals_per_day(superuser_client, make_player):
     player = make_player()
     for _ in range(3):
-        play_safe.record_refusal(user=player, code="loss_limit")
-    play_safe.record_refusal(user=player, code="not_counted")
+        bets.count_refusal(user=player, code="loss_limit")
+    bets.count_refusal(user=player, code="not_counted")
     page = superuser_client.get(reverse("admin:games_limitrefusal_changelist")).content.decode()
     day = timezone.now().strftime("%Y-%m-%d")
     assert f"<td>{day}</td><td>Loss limit</td><td>3</td>" in page
@@ -268,7 +269,7 @@ def test_sign_up_offers_a_daily_loss_limit_and_keeps_the_browsers_zone(client):
     )
     assert response.status_code == 302
     user = User.objects.get(username="careful")
-    assert play_safe.limits_in_force(user, timezone.now())["day"] == 50 * CHIP
+    assert reads.limits_in_force(user, timezone.now())["day"] == 50 * CHIP
     assert Profile.objects.get(user=user).time_zone == "Asia/Tokyo"
 
 

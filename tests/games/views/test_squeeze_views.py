@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
-from importlib import import_module
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -16,6 +15,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.exceptions import SessionInterrupted
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.contrib.sessions.models import Session
 from django.urls import reverse
 from django_htmx.middleware import HtmxDetails
@@ -228,17 +228,18 @@ def test_a_reload_in_the_middle_of_a_squeeze_shows_the_finished_round(
 
 
 def test_a_toggle_whose_session_ends_meanwhile_is_refused_and_brings_nothing_back(tab, player, rf):
-    """The toggle stores the session before telling the table's sockets; a
-    log-out (or another log-in) that deletes it while the toggle runs is
-    answered as Django answers it (400), not a server error, and the session
-    stays gone."""
+    """A log-out (or another log-in) that deletes the session while the
+    toggle runs is answered as Django answers it (400), not a server error,
+    and the session stays gone."""
     key = tab.cookies["sessionid"].value
-    store = import_module(settings.SESSION_ENGINE).SessionStore(key)
-    assert store.get(SESSION_KEY) == str(player.pk)  # the toggle's request has read its session
-    Session.objects.filter(session_key=key).delete()  # logged out in another tab
+    middleware = SessionMiddleware(lambda request: squeeze_view(request, SLUG))
     request = rf.post(reverse("baccarat_squeeze", args=[SLUG]), {"action": "toggle"})
-    request.session, request.user = store, player
-    request.htmx = HtmxDetails(request)
+    request.COOKIES[settings.SESSION_COOKIE_NAME] = key
+    middleware.process_request(request)
+    assert request.session.get(SESSION_KEY) == str(player.pk)  # the toggle has read its session
+    Session.objects.filter(session_key=key).delete()  # logged out in another tab
+    request.user, request.htmx = player, HtmxDetails(request)
+    response = squeeze_view(request, SLUG)
     with pytest.raises(SessionInterrupted):
-        squeeze_view(request, SLUG)
+        middleware.process_response(request, response)
     assert not Session.objects.filter(session_key=key).exists()

@@ -16,10 +16,6 @@ A change of ``is_active`` also ends every session of the account
 only refuses an inactive user's session, it does not end it, so without this
 a reactivated account's old browsers would be signed in again.
 
-A change the squeeze view stores in the session goes to its sockets as
-``{"type": "session.changed"}``: they hold a copy of the session for BET
-and read it again.
-
 A session that simply expires has no event: the socket re-reads its session
 at the expiry and closes then (games/consumers/session.py).
 
@@ -40,7 +36,6 @@ from casino.sessions import end_user_sessions
 from games.services.push import send_now
 
 SESSION_END = "session.end"
-SESSION_CHANGED = "session.changed"
 WATCHED_FIELDS = frozenset({"password", "is_active"})
 
 
@@ -67,14 +62,6 @@ def end_session_sockets(session_key: str | None) -> None:
 
 def end_player_sockets(user_id: int) -> None:
     end_sockets(user_group(user_id))
-
-
-def session_changed(session_key: str | None) -> None:
-    """Tell the session's sockets its data changed (call it once the change
-    is stored): their next round reads the session again instead of the copy
-    they hold (games/consumers/session.py)."""
-    if session_key:
-        send_now(session_group(session_key), {"type": SESSION_CHANGED})
 
 
 def on_logout(sender, request=None, user=None, **kwargs) -> None:
@@ -107,8 +94,8 @@ def on_user_saved(sender, instance, created=False, **kwargs) -> None:
 
 
 def connect() -> None:
-    """Called once at start-up (casino.apps)."""
+    """Called once at start-up (games.apps)."""
     user_model = get_user_model()
-    user_logged_out.connect(on_logout, dispatch_uid="casino.sockets.logout")
-    pre_save.connect(remember_credentials, sender=user_model, dispatch_uid="casino.sockets.pre")
-    post_save.connect(on_user_saved, sender=user_model, dispatch_uid="casino.sockets.post")
+    user_logged_out.connect(on_logout, dispatch_uid="games.sockets.logout")
+    pre_save.connect(remember_credentials, sender=user_model, dispatch_uid="games.sockets.pre")
+    post_save.connect(on_user_saved, sender=user_model, dispatch_uid="games.sockets.post")

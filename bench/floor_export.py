@@ -26,9 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# The rounds are made as bench/history.py makes them; the models and the
-# site wait for main() to point Django at the throwaway database.
-from bench.history import make_rounds, spread_rounds, throwaway_site
+from bench.throwaway import make_rounds, spread_rounds, throwaway_site
 
 ROUNDS = 100_000
 PLAYERS = 200

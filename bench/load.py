@@ -69,41 +69,8 @@ import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
-from bench.metrics import (  # noqa: E402
-    CpuMeter,
-    check_ledger,
-    cpu_table,
-    ms,
-    percentile,
-)
-from bench.stack import (  # noqa: E402
-    ROOT,
-    ClusterServer,
-    SingleServer,
-    make_run_commands,
-    production_env,
-    server_env,
-    wait_http,
-)
-
-# Callers (bench/abuse.py, bench/flood.py, bench/chaos.py, tests/make_run.py)
-# reach these through this module.
-__all__ = [
-    "ROOT",
-    "ClusterServer",
-    "SingleServer",
-    "add_ledger",
-    "ledger_env_for",
-    "make_run_commands",
-    "ms",
-    "parse_args",
-    "percentile",
-    "production_env",
-    "run",
-    "server_env",
-    "start_server",
-    "wait_http",
-]
+from bench.metrics import CpuMeter, check_ledger, cpu_table  # noqa: E402
+from bench.stack import ROOT, Cluster, MakeRun, wait_http  # noqa: E402
 
 LOCUSTFILE = ROOT / "bench" / "locustfile.py"
 EVENT = "casino-load "  # the locustfile's lines on the master's standard output
@@ -120,7 +87,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--serve", choices=["single", "cluster", "none"], default="none")
+    parser.add_argument(
+        "--serve",
+        choices=["make-run", "single", "cluster", "none"],  # single: make-run's older name
+        default="none",
+    )
     parser.add_argument(
         "--transport",
         default="socket",
@@ -181,20 +152,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ):
         parser.error(f"--transport: {', '.join(TRANSPORTS)}, or both separated by a comma")
     args.url = f"http://{parts.hostname}:{parts.port or 80}"
+    args.serve = "make-run" if args.serve == "single" else args.serve
     return args
 
 
-def start_server(args: argparse.Namespace) -> SingleServer | ClusterServer | None:
+def start_server(args: argparse.Namespace) -> MakeRun | Cluster | None:
     parts = urlsplit(args.url)
-    if args.serve == "single":
-        return SingleServer(parts.hostname or "127.0.0.1", parts.port or 80)
+    if args.serve == "make-run":
+        return MakeRun(parts.hostname or "127.0.0.1", parts.port or 80, args.wait_server)
     if args.serve == "cluster":
-        return ClusterServer(parts.port or 80, args.http_workers, args.ws_workers)
+        return Cluster(parts.port or 80, args.http_workers, args.ws_workers)
     return None
 
 
 def ledger_env_for(
-    args: argparse.Namespace, server: SingleServer | ClusterServer | None
+    args: argparse.Namespace, server: MakeRun | Cluster | None
 ) -> dict[str, str] | None:
     if server is not None:
         return server.ledger_env()
@@ -410,7 +382,7 @@ class Master:
 
 def run(
     args: argparse.Namespace,
-    server: SingleServer | ClusterServer | None,
+    server: MakeRun | Cluster | None,
     *,
     on_play: Callable[[], None] | None = None,
     on_stop: Callable[[], None] | None = None,
@@ -426,7 +398,7 @@ def run(
 
 def run_phases(
     args: argparse.Namespace,
-    server: SingleServer | ClusterServer | None,
+    server: MakeRun | Cluster | None,
     *,
     on_play: Callable[[], None] | None = None,
     on_stop: Callable[[], None] | None = None,

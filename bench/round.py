@@ -20,12 +20,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import shutil
 import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,14 +53,12 @@ from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.template import engines  # noqa: E402
 from django.test import AsyncClient, Client  # noqa: E402
 from django.urls import include, path  # noqa: E402
-from django.utils import timezone, translation  # noqa: E402
+from django.utils import translation  # noqa: E402
 from django.views.decorators.http import require_POST  # noqa: E402
 
-from games.baccarat.rules import play_coup  # noqa: E402
-from games.cards import new_shoe, shuffle  # noqa: E402
-from games.models import Round, Table, Wallet  # noqa: E402
+from bench.throwaway import interleaved_medians, make_rounds  # noqa: E402
+from games.models import Round, Wallet  # noqa: E402
 from games.presenters.baccarat import reveal_steps  # noqa: E402
-from games.services.baccarat import coup_record  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 
 ROUNDS = 500
@@ -156,69 +154,20 @@ async def _bench_rounds() -> tuple[float, float]:
     return median_ms(rounds), median_ms(floors)
 
 
-def store_history(user, count: int) -> None:
-    """``count`` settled rounds at the table, dealt by the pure core (bulk insert)."""
-
-    table = Table.objects.get(slug=SLUG)
-    rng = random.Random(count)
-    shoe: list = []
-    now = timezone.now()
-    batch = []
-    for seq in range(1, count + 1):
-        if len(shoe) < 6:
-            shoe = shuffle(new_shoe(8), rng)
-        coup = play_coup(iter(shoe))
-        shoe = shoe[len(coup.player) + len(coup.banker) :]
-        batch.append(
-            Round(
-                player=user,
-                table=table,
-                version_id=table.current_version_id,
-                game="baccarat",
-                seq=seq,
-                slip_key=f"history-{seq}",
-                server_seed="00" * 32,
-                server_seed_hash="00" * 32,
-                client_seed="bench",
-                nonce=seq,
-                bets={"banker": 1_000},
-                returns={"banker": 0},
-                total_bet=1_000,
-                balance_before=1_000_000,
-                balance_after=999_000,
-                outcome="lose",
-                **coup_record(coup, decks=8),
-                settled_at=now,
-            )
-        )
-        if len(batch) == 5_000:
-            Round.objects.bulk_create(batch)
-            batch = []
-    Round.objects.bulk_create(batch)
-
-
 def bench_roads() -> tuple[float, float]:
-    small_user, small = player("bench-small")
-    big_user, big = player("bench-big")
-    store_history(small_user, SMALL_HISTORY)
-    store_history(big_user, BIG_HISTORY)
-    url = f"/baccarat/{SLUG}/"
+    """The table page's median render for a player with SMALL_HISTORY
+    Baccarat rounds at the table and for one with BIG_HISTORY."""
+    clients = []
+    for name, count in (("bench-small", SMALL_HISTORY), ("bench-big", BIG_HISTORY)):
+        user, client = player(name)
+        make_rounds([user], count, war_every=0)
+        clients.append(client)
 
-    def render(client: Client) -> float:
-        started = time.perf_counter()
-        response = client.get(url)
-        elapsed = time.perf_counter() - started
-        assert response.status_code == 200
-        return elapsed
+    def render(client: Client) -> None:
+        assert client.get(f"/baccarat/{SLUG}/").status_code == 200
 
-    for _ in range(10):
-        render(small)
-        render(big)
-    small_times, big_times = [], []
-    for _ in range(PAGE_RENDERS):
-        small_times.append(render(small))
-        big_times.append(render(big))
-    return median_ms(small_times), median_ms(big_times)
+    small, big = interleaved_medians([partial(render, c) for c in clients], PAGE_RENDERS)
+    return round(small, 3), round(big, 3)
 
 
 def main() -> None:

@@ -66,17 +66,14 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 from django.test import Client  # noqa: E402
 
+from bench.client import BAC_AREAS, BAC_PLACED, BAC_SLIP_ERROR, WAR_ROUND, WAR_SLIP_KEY  # noqa: E402
 from casino.asgi import application  # noqa: E402
 from games.models import Round  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 
 BACCARAT = "baccarat-classic"
 WAR = "casino-war"
-PLACED = re.compile(r'id="bac-placed"[^>]*data-round="(\d+)"')
 DONE = re.compile(r'id="bac-phase"[^>]*data-phase="done"')
-SLIP_ERROR = re.compile(r'data-testid="slip-error">([^<]*)<')
-WAR_ROUND = re.compile(r'id="war-round"[^>]*data-status="(\w+)"[^>]*data-round-id="(\d+)"')
-WAR_KEY = re.compile(r'name="slip_key" id="war-slip" value="([0-9a-f]+)"')
 
 
 def sign_up(n: int, run: str) -> str:
@@ -114,15 +111,15 @@ class Player:
     async def baccarat(self) -> None:
         started = time.perf_counter()
         side = self.rng.choice(["player", "banker"])
-        slip = {area: "" for area in ("player", "banker", "tie", "player_pair", "banker_pair")}
+        slip = dict.fromkeys(BAC_AREAS, "")
         slip[side] = "10"
         key = f"b-{self.rng.getrandbits(64):x}"
         await self.bac.send_to(
             text_data=json.dumps({"action": "bet", **slip, "slip_key": key, "squeeze_visit": ""})
         )
         answer = await self.bac.receive_from(timeout=30)
-        if PLACED.search(answer) is None:
-            error = SLIP_ERROR.search(answer)
+        if BAC_PLACED.search(answer) is None:
+            error = BAC_SLIP_ERROR.search(answer)
             raise RuntimeError(f"BET refused: {error.group(1) if error else answer[:200]}")
         while DONE.search(await self.bac.receive_from(timeout=30)) is None:
             pass
@@ -140,7 +137,7 @@ class Player:
         answer = await self.war_action(
             {"action": "deal", "slip_key": self.war_key, "ante": "10", "tie_bet": "0"}
         )
-        found = WAR_KEY.search(answer)
+        found = WAR_SLIP_KEY.search(answer)
         assert found is not None, answer[:300]
         self.war_key = found.group(1)
         found_round = WAR_ROUND.search(answer)

@@ -1,61 +1,17 @@
 """Attacks on the front door while players play: does the site hold?
 
-Run from the repository root, for example::
+For each attack (``--only`` picks some), bench/load.py's Locust players
+first play ``--seconds`` undisturbed, then as many new players play as long
+while the attack runs; it starts with their play and ends with it, or once
+its bounded work is done. One line per attack, then one JSON object (its
+keys: bench/README.md).
 
-    .venv/bin/python bench/abuse.py --serve single --url http://127.0.0.1:18800
-    CLUSTER_DIR=/tmp/abuse-cluster CLUSTER_PG_PORT=25490 CLUSTER_REDIS_PORT=26490 \\
-        CLUSTER_WORKER_BASE=28500 .venv/bin/python bench/abuse.py --serve cluster \\
-        --url http://127.0.0.1:18800
-    .venv/bin/python bench/abuse.py --serve none --url http://127.0.0.1:8000 \\
-        --sqlite-path db/casino.sqlite3 --only slow-head
-
-``--serve single`` starts the server of ``make run``, on a fresh SQLite file
-with the production settings (DEBUG off), exactly as the Makefile's ``run``
-target starts it: the command is read from ``make -n run`` at run time, so a
-change of server there is what gets attacked (its set-up's ``manage.py``
-steps run first, without ``compilemessages``, which would rewrite the shared
-tree's catalogues). ``--serve cluster`` and ``--serve none`` are
-bench/load.py's.
-
-For each attack, ``--players`` of bench/load.py's Locust players (default
-20, signing up ``--spawn-rate`` a second, default 2: a sign-up the site's
-cap on hashes at once refuses with 429 leaves its player out) first play
-``--seconds`` undisturbed (the quiet phase), then as many new players play
-as long while the attack runs (the attacked phase); the attack
-starts with their play and stops when it ends, or earlier once its bounded
-work is done. The attacks (``--only`` picks some, comma-separated):
-
-* ``login-flood``: ``--flood-posts`` (150) wrong-password logins from
-  ``--flood-addresses`` (15) client addresses, ``--flood-concurrency`` (15)
-  at once, each with the CSRF token of the page, as fast as answered;
-* ``login-flood-wide``: the same from ``--wide-addresses`` (200) addresses,
-  one post from each, so no per-address budget applies;
-* ``huge-body``: ``--body-posts`` (10) POSTs to the login form with a
-  ``--body-mib`` (64) MiB body, alternately with a Content-Length and chunked
-  without one, one at a time: the status, the seconds to the answer, the
-  body bytes the server's kernel had acknowledged when the answer came (the
-  client's send buffer is small) and, of those, the bytes the server's code
-  had read (less what still waited in its socket's receive queue);
-* ``slow-head``: ``--slow-clients`` (300) connections from one address, each
-  sending its request head a byte every ``--slow-interval`` s (1) and never
-  finishing it; one the server closes is opened again (at most ten times as
-  many connections in all), as a slowloris does;
-* ``ws-flood``: one signed-up attacker opens ``--ws-connects`` (1000)
-  websockets to the Baccarat table from one address, 10 handshakes at once,
-  and holds every one the server accepts (reading what it sends).
-
-The attackers' addresses are loopback addresses after the players' own
-(127.0.0.<players + 2> onwards; the players take 127.0.0.2 on), each attack
-from addresses of its own, so no attack spends the credential budget or the
-lockout count of a player's address or of another attack's.
-
-One line per attack, then one JSON object: for each attack the players'
-p50/p99 quiet and attacked, the limit the issue sets for the attacked p99
-(max(2 x quiet p99, quiet p99 + 50 ms)) and whether it held, how the attack's
-requests were answered (by status), the players' errors, the server's RSS
-(its process tree summed from /proc: as the attack starts, its peak, and
-once the attacked phase is over) and ``ledger_ok`` (bench/load.py's ledger
-check, after the attacked phase).
+The attackers come from loopback addresses after the players' own
+(127.0.0.<players + 2> onwards), each attack from addresses of its own, so
+no attack spends a budget or a lockout of a player or of another attack.
+The server's memory is its process tree's RSS from /proc (the cluster:
+supervisord's tree and nginx; ``--serve none``: the processes holding the
+listening socket).
 """
 
 from __future__ import annotations
@@ -276,7 +232,7 @@ class LoginFlood(Attack):
                 self.answer_s.append(time.perf_counter() - t0)
                 if response.status_code == 429:
                     self.retry_after += "Retry-After" in response.headers
-                    self.says_why |= "Too many" in response.text
+                    self.says_why |= 'data-testid="throttled"' in response.text  # the why
             if response.status_code == 403:
                 token = ""  # a new CSRF token next time
         http.close()

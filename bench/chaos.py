@@ -16,13 +16,10 @@ and, while they play, at set shares of ``--seconds``:
 * 50%: kill -9 one gunicorn HTTP worker (gunicorn's master replaces it);
 * 70%: restarts PostgreSQL (fast shutdown: open transactions roll back).
 
-The last line is one JSON object: ``rounds``; ``reveals_missed``, the
-Baccarat rounds dealt to the players whose result never reached the
-player's socket, even after it reconnected (target 0);
-``errors_unrecovered``, errors after which the same player never completed
-another round (target 0: an error a player got past by playing on is
-recovered); ``ledger_ok``; then the faults with their times and the errors
-by kind.
+The last line is one JSON object (its keys: bench/README.md): a Baccarat
+round whose result never reached its player's socket, even after a
+reconnect, is a reveal missed; an error after which the same player never
+completed another round is unrecovered.
 """
 
 from __future__ import annotations

@@ -1,46 +1,14 @@
 """Load test: P players sign up and play Baccarat and Casino War for T
 seconds over HTTP and websockets, driven by Locust. The last line printed is
-one JSON object.
+one JSON object (its keys: bench/README.md).
 
-Run from the repository root, for example::
-
-    .venv/bin/python bench/load.py --serve single --players 200 --seconds 30
-    .venv/bin/python bench/load.py --serve cluster --players 500 --seconds 60
-    .venv/bin/python bench/load.py --serve cluster --players 300 --fast --workers 2 \\
-        --transport http,socket
-    .venv/bin/python bench/load.py --serve none --url http://127.0.0.1:8000 \\
-        --sqlite-path db/casino.sqlite3
-
-What Locust does is left to Locust (bench/locustfile.py): the users and
-their ramp-up (``--spawn-rate``), the play's window and the graceful stop,
-master and workers (``--workers N``), the percentiles and the CSV, HTML and
-JSON reports (``--report-dir`` keeps them). This script adds what Locust
-lacks: the servers (bench/stack.py: ``--serve single`` is ``make run``'s
-server on a fresh SQLite file, ``--serve cluster`` is ``make cluster``,
-``--serve none`` a running server), the CPU of each part of the stack over
-the window, and the ledger check (bench/metrics.py).
-
-``--transport socket`` (the default) has the players send BET, DEAL and
-War's decisions as frames on the table's websocket; ``http`` posts the forms.
-``--transport http,socket`` plays one after the other on the same server
-(fresh players each) and prints the per-part CPU table of both.
-
-A piece that cannot start stops the run with its reason and a non-zero
-exit: Locust (or the client's libraries) missing from this interpreter, a
-server that does not come up, Locust giving no result, players who could
-not sit down or did not report.
-
-JSON fields: ``players``, ``rounds`` (completed, both games), ``rounds_per_s``,
-``p50_ms`` / ``p99_ms`` (Locust's percentiles of every round, bet to result),
-``errors`` (Locust's failures of type ERROR: HTTP statuses other than
-2xx/3xx, "something went wrong" answers, refusals, sockets that could not
-be reopened, timeouts, missing fragments), ``ledger_ok``,
-``stack_cpu_ms_per_round`` (CPU of the serving stack over the window per
-round completed in it) and ``cpu_parts`` (the same per part: gunicorn,
-uvicorn, PostgreSQL, Redis, nginx); then ``reveals_lost`` (Baccarat rounds
-dealt to this run's players that never reached the player's socket), per
-game, per request kind, sign-up times, the load average and the machine's
-busy share.
+What Locust does is left to Locust (bench/locustfile.py, over the client in
+bench/client.py): the users and their ramp-up, the play's window and the
+graceful stop, master and workers, the percentiles and the reports. This
+script adds what Locust lacks: the servers (bench/stack.py), the CPU of each
+part of the stack over the window and the ledger check (bench/metrics.py).
+bench/abuse.py, bench/flood.py and bench/chaos.py run their players with it
+(``run``), acting as the play starts and stops.
 """
 
 from __future__ import annotations

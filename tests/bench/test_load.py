@@ -85,7 +85,7 @@ def test_an_interpreter_without_locust_stops_each_bench_with_the_reason():
         done = bench(
             script,
             "--serve",
-            "single",
+            "make-run",
             "--url",
             f"http://127.0.0.1:{port}",
             python=str(BASE_PYTHON),

@@ -29,7 +29,6 @@ import queue  # noqa: E402
 import secrets  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
-import socket  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
@@ -38,7 +37,7 @@ from collections.abc import Callable  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
 from bench.metrics import CpuMeter, check_ledger, cpu_table  # noqa: E402
-from bench.stack import ROOT, Cluster, MakeRun, wait_http  # noqa: E402
+from bench.stack import ROOT, Cluster, MakeRun, free_port, wait_http  # noqa: E402
 
 LOCUSTFILE = ROOT / "bench" / "locustfile.py"
 EVENT = "casino-load "  # the locustfile's lines on the master's standard output
@@ -237,12 +236,6 @@ def print_result(r: dict) -> None:
     head = {k: r.get(k) for k in JSON_HEAD}
     rest = {k: v for k, v in r.items() if k not in JSON_HEAD}
     print(json.dumps({**head, **rest}, ensure_ascii=False), flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def locust_commands(

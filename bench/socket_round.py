@@ -29,34 +29,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import re
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-TMP = Path(tempfile.mkdtemp(prefix="bench-socket-round-"))
-if not os.environ.get("DATABASE_URL"):
-    os.environ["CASINO_SQLITE_PATH"] = str(TMP / "bench.sqlite3")
-os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings"
-os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,127.0.0.1,localhost"
-os.environ["CASINO_REVEAL_DELAY"] = "0"
-os.environ["CASINO_REVEAL_FAST_DELAY"] = "0"
-# A player here sends a round's messages back to back: no per-socket budget.
-os.environ["CASINO_SOCKET_MESSAGES_PER_SECOND"] = "1000000"
-os.environ["CASINO_SOCKET_MESSAGE_BURST"] = "1000000"
-os.environ.setdefault("DJANGO_LOG_LEVEL", "ERROR")
+from bench.throwaway import set_up_django
 
-import django  # noqa: E402
-
-django.setup()
+set_up_django(
+    "bench-socket-round-",
+    keep_database_url=True,
+    CASINO_REVEAL_DELAY="0",
+    CASINO_REVEAL_FAST_DELAY="0",
+    # A player here sends a round's messages back to back: no per-socket budget.
+    CASINO_SOCKET_MESSAGES_PER_SECOND="1000000",
+    CASINO_SOCKET_MESSAGE_BURST="1000000",
+)
 
 from channels.db import database_sync_to_async  # noqa: E402
 from channels.testing import WebsocketCommunicator  # noqa: E402
@@ -206,13 +198,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
     settings.DEBUG = False
-    call_command("migrate", verbosity=0, interactive=False)
     call_command("setup_casino", verbosity=0)
-    try:
-        result = asyncio.run(bench(args.players, args.rounds))
-    finally:
-        connections.close_all()
-        shutil.rmtree(TMP, ignore_errors=True)
+    result = asyncio.run(bench(args.players, args.rounds))
     print(
         f"socket round: {result['cpu_ms_per_round']} ms CPU "
         f"(Baccarat {result['baccarat_cpu_ms']}, War {result['war_cpu_ms']}), "

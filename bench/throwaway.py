@@ -1,21 +1,22 @@
 """A throwaway site for the benches that run the casino in their own
-process (bench/history.py, bench/floor_export.py, bench/round.py): Django on
-a migrated SQLite file that is deleted afterwards, rounds made in bulk from
-real coups, and medians timed in turn."""
+process (bench/history.py, bench/floor_export.py, bench/round.py,
+bench/socket_round.py): Django on a migrated SQLite file that is deleted
+afterwards, rounds made in bulk from real coups, and medians timed in turn."""
 
 from __future__ import annotations
 
-import contextlib
+import atexit
 import os
+import shutil
 import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 # The pure core needs no Django; the models and the site wait for
-# throwaway_site() to point Django at the throwaway database.
+# set_up_django() to point Django at the throwaway database.
 from games.baccarat.rules import play_coup
 from games.cards import server_seed_hash
 from games.verify import derive_shoe
@@ -41,7 +42,9 @@ def interleaved_medians(fns: list[Callable[[], object]], repeat: int = REPEAT) -
 def make_rounds(players: list, count: int, *, war_every: int = 4) -> None:
     """``count`` settled rounds dealt from real shoes (a few coups reused),
     the players taking turns, every ``war_every``-th one at War (0: none)."""
-    # App loading: throwaway_site() sets Django up first.
+    # App loading: set_up_django() comes first.
+    from django.utils import timezone  # noqa: PLC0415
+
     from games.models import Round, Table  # noqa: PLC0415
     from games.services.baccarat import coup_record  # noqa: PLC0415
 
@@ -51,6 +54,7 @@ def make_rounds(players: list, count: int, *, war_every: int = 4) -> None:
     coups = [play_coup(derive_shoe(seed, "bench", n, 8)) for n in range(32)]
     seq: dict[tuple[int, int], int] = {}
     batch: list[Round] = []
+    now = timezone.now()
     for i in range(count):
         player = players[i % len(players)]
         table = war if war_every and i % war_every == war_every - 1 else baccarat
@@ -89,6 +93,7 @@ def make_rounds(players: list, count: int, *, war_every: int = 4) -> None:
                 balance_before=10_000_000,
                 balance_after=10_000_000 - 1_000 + total_return,
                 outcome="win" if total_return > 1_000 else "lose",
+                settled_at=now,
                 **dealt,
             )
         )
@@ -99,39 +104,47 @@ def make_rounds(players: list, count: int, *, war_every: int = 4) -> None:
         Round.objects.bulk_create(batch)
 
 
-@contextlib.contextmanager
-def throwaway_site(prefix: str) -> Iterator[None]:
-    """Django set up on a migrated throwaway SQLite file database, deleted
-    afterwards, with the test client's "testserver" host let in."""
-    tmp = tempfile.mkdtemp(prefix=prefix)
-    db_path = Path(tmp) / "bench.sqlite3"
-    os.environ["CASINO_SQLITE_PATH"] = str(db_path)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
-    os.environ.setdefault("DJANGO_DEBUG", "1")
-
-    import django  # noqa: PLC0415  app loading: the settings' environment is set just above
-
-    django.setup()
-    # App loading: these need the apps set up on the throwaway database.
+def set_up_django(prefix: str, *, keep_database_url: bool = False, **env: str) -> None:
+    """Django on a migrated SQLite file in a folder of its own, deleted when
+    the bench exits, with the test client's host let in and ``env`` on top;
+    ``keep_database_url``: a ``DATABASE_URL`` and ``REDIS_URL`` in the
+    environment are used when set. Call it before importing what needs the
+    apps."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    if not keep_database_url:
+        for name in ("DATABASE_URL", "REDIS_URL"):
+            os.environ.pop(name, None)
+    if not os.environ.get("DATABASE_URL"):
+        os.environ["CASINO_SQLITE_PATH"] = str(Path(folder) / "bench.sqlite3")
+    os.environ.setdefault("DJANGO_LOG_LEVEL", "ERROR")
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="casino.settings",
+        DJANGO_ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
+        **env,
+    )
+    import django  # noqa: PLC0415 - the settings' environment is set just above
     from django.core.management import call_command  # noqa: PLC0415
     from django.db import connections  # noqa: PLC0415
-    from django.test.utils import setup_test_environment  # noqa: PLC0415
 
-    setup_test_environment()
-    try:
-        call_command("migrate", verbosity=0, interactive=False)
-        yield
-    finally:
+    django.setup()
+    call_command("migrate", verbosity=0, interactive=False)
+
+    @atexit.register
+    def remove() -> None:
         connections.close_all()
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(db_path) + suffix).unlink(missing_ok=True)
-        os.rmdir(tmp)
+        # A connection another thread held (sync_to_async's) may still be
+        # writing its last pages while the first pass runs.
+        for _ in range(5):
+            shutil.rmtree(folder, ignore_errors=True)
+            if not os.path.exists(folder):
+                return
+            time.sleep(0.2)
 
 
 def spread_rounds(seconds_apart: int) -> None:
     """Stamp the stored rounds ``seconds_apart`` apart, the newest now, as
     real play would (auto_now_add stamped them all now), and ANALYZE."""
-    from django.db import connection  # noqa: PLC0415  app loading: throwaway_site sets Django up
+    from django.db import connection  # noqa: PLC0415 - app loading: set_up_django() first
 
     with connection.cursor() as cursor:
         cursor.execute(

@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 from urllib.error import HTTPError
+from urllib.parse import urlsplit
 from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,9 +217,6 @@ class Cluster:
 
     def __init__(self, port: int, workers: int, ws_workers: int = 1) -> None:
         self.dir = Path(os.environ.get("CLUSTER_DIR") or ROOT / ".cluster")
-        self.pg_port = os.environ.get("CLUSTER_PG_PORT", "25433")
-        self.redis_port = os.environ.get("CLUSTER_REDIS_PORT", "26380")
-        self.data = Path(f"/tmp/casino-cluster-{self.pg_port}")  # noqa: S108 - ops/cluster.sh's
         if any(map(alive, pids_in(self.dir, *self.PIDFILES))):
             raise SystemExit(
                 f"a cluster is already running ({self.dir}): run `make cluster-stop` "
@@ -242,6 +240,16 @@ class Cluster:
             raise SystemExit(
                 f"`make cluster` failed (exit {done.returncode}); see its output above"
             )
+        # What the cluster wrote of itself: its settings, the ports of its
+        # PostgreSQL and Redis, and so their folder (ops/cluster.sh's header).
+        self.db_env: dict[str, str] = {}
+        for line in (self.dir / "env").read_text().splitlines():
+            key, _, value = line.removeprefix("export ").strip().partition("=")
+            if value:
+                self.db_env[key] = value
+        self.pg_port = str(urlsplit(self.db_env["DATABASE_URL"]).port)
+        self.redis_port = str(urlsplit(self.db_env["REDIS_URL"]).port)
+        self.data = Path(f"/tmp/casino-cluster-{self.pg_port}")  # noqa: S108 - ops/cluster.sh's
         # supervisord: gunicorn (its workers are its children) and uvicorn.
         self.pids = pids_in(self.dir, *self.PIDFILES)
         # The rest of the stack: PostgreSQL's postmaster (its backends are its
@@ -257,11 +265,6 @@ class Cluster:
         if missing:
             self.stop()
             raise SystemExit(f"the cluster came up without {', '.join(missing)} (no pid file)")
-        self.db_env: dict[str, str] = {}
-        for line in (self.dir / "env").read_text().splitlines():
-            key, _, value = line.removeprefix("export ").strip().partition("=")
-            if value:
-                self.db_env[key] = value
 
     def supervisorctl(self, *args: str) -> str:
         return subprocess.run(

@@ -1,61 +1,17 @@
 """Attacks on the front door while players play: does the site hold?
 
-Run from the repository root, for example::
+For each attack (``--only`` picks some), bench/load.py's Locust players
+first play ``--seconds`` undisturbed, then as many new players play as long
+while the attack runs; it starts with their play and ends with it, or once
+its bounded work is done. One line per attack, then one JSON object (its
+keys: bench/README.md).
 
-    .venv/bin/python bench/abuse.py --serve single --url http://127.0.0.1:18800
-    CLUSTER_DIR=/tmp/abuse-cluster CLUSTER_PG_PORT=25490 CLUSTER_REDIS_PORT=26490 \\
-        CLUSTER_WORKER_BASE=28500 .venv/bin/python bench/abuse.py --serve cluster \\
-        --url http://127.0.0.1:18800
-    .venv/bin/python bench/abuse.py --serve none --url http://127.0.0.1:8000 \\
-        --sqlite-path db/casino.sqlite3 --only slow-head
-
-``--serve single`` starts the server of ``make run``, on a fresh SQLite file
-with the production settings (DEBUG off), exactly as the Makefile's ``run``
-target starts it: the command is read from ``make -n run`` at run time, so a
-change of server there is what gets attacked (its set-up's ``manage.py``
-steps run first, without ``compilemessages``, which would rewrite the shared
-tree's catalogues). ``--serve cluster`` and ``--serve none`` are
-bench/load.py's.
-
-For each attack, ``--players`` of bench/load.py's Locust players (default
-20, signing up ``--spawn-rate`` a second, default 2: a sign-up the site's
-cap on hashes at once refuses with 429 leaves its player out) first play
-``--seconds`` undisturbed (the quiet phase), then as many new players play
-as long while the attack runs (the attacked phase); the attack
-starts with their play and stops when it ends, or earlier once its bounded
-work is done. The attacks (``--only`` picks some, comma-separated):
-
-* ``login-flood``: ``--flood-posts`` (150) wrong-password logins from
-  ``--flood-addresses`` (15) client addresses, ``--flood-concurrency`` (15)
-  at once, each with the CSRF token of the page, as fast as answered;
-* ``login-flood-wide``: the same from ``--wide-addresses`` (200) addresses,
-  one post from each, so no per-address budget applies;
-* ``huge-body``: ``--body-posts`` (10) POSTs to the login form with a
-  ``--body-mib`` (64) MiB body, alternately with a Content-Length and chunked
-  without one, one at a time: the status, the seconds to the answer, the
-  body bytes the server's kernel had acknowledged when the answer came (the
-  client's send buffer is small) and, of those, the bytes the server's code
-  had read (less what still waited in its socket's receive queue);
-* ``slow-head``: ``--slow-clients`` (300) connections from one address, each
-  sending its request head a byte every ``--slow-interval`` s (1) and never
-  finishing it; one the server closes is opened again (at most ten times as
-  many connections in all), as a slowloris does;
-* ``ws-flood``: one signed-up attacker opens ``--ws-connects`` (1000)
-  websockets to the Baccarat table from one address, 10 handshakes at once,
-  and holds every one the server accepts (reading what it sends).
-
-The attackers' addresses are loopback addresses after the players' own
-(127.0.0.<players + 2> onwards; the players take 127.0.0.2 on), each attack
-from addresses of its own, so no attack spends the credential budget or the
-lockout count of a player's address or of another attack's.
-
-One line per attack, then one JSON object: for each attack the players'
-p50/p99 quiet and attacked, the limit the issue sets for the attacked p99
-(max(2 x quiet p99, quiet p99 + 50 ms)) and whether it held, how the attack's
-requests were answered (by status), the players' errors, the server's RSS
-(its process tree summed from /proc: as the attack starts, its peak, and
-once the attacked phase is over) and ``ledger_ok`` (bench/load.py's ledger
-check, after the attacked phase).
+The attackers come from loopback addresses after the players' own
+(127.0.0.<players + 2> onwards), each attack from addresses of its own, so
+no attack spends a budget or a lockout of a player or of another attack.
+The server's memory is its process tree's RSS from /proc (the cluster:
+supervisord's tree and nginx; ``--serve none``: the processes holding the
+listening socket).
 """
 
 from __future__ import annotations
@@ -86,16 +42,12 @@ from bench import needs
 needs.require("bench/abuse.py")
 
 from bench import client, load  # noqa: E402 - after the check above
+from bench.metrics import Sampler, ms, percentile, rss_bytes  # noqa: E402
+from bench.stack import Cluster, wait_http  # noqa: E402
 
-ROOT = load.ROOT
-PAGE = os.sysconf("SC_PAGE_SIZE")
 MIB = 1024 * 1024
 STATUS_LINE = re.compile(rb"^HTTP/1\.[01] (\d{3})")
 ATTACKS = ("login-flood", "login-flood-wide", "huge-body", "slow-head", "ws-flood")
-
-
-def percentile(values: list[float], pct: float) -> float | None:
-    return load.percentile(values, pct)
 
 
 def mib(value: float | None) -> float | None:
@@ -103,41 +55,6 @@ def mib(value: float | None) -> float | None:
 
 
 # ------------------------------------------------------------------ /proc
-
-
-def process_tree(roots: list[int]) -> list[int]:
-    """These processes and all their descendants that are alive now."""
-    children: dict[int, list[int]] = {}
-    alive: set[int] = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        alive.add(int(entry.name))
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-    out: list[int] = []
-    todo = [p for p in roots if p in alive]
-    while todo:
-        pid = todo.pop()
-        if pid in out:
-            continue
-        out.append(pid)
-        todo += children.get(pid, [])
-    return out
-
-
-def rss_bytes(pids: list[int]) -> int | None:
-    """Resident memory of the process tree (shared pages counted in each)."""
-    if not pids:
-        return None
-    total = 0
-    for pid in process_tree(pids):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
-    return total
 
 
 def tcp_bytes_acked(sock: socket.socket) -> int:
@@ -187,32 +104,11 @@ def listening_pids(port: int) -> list[int]:
     return pids
 
 
-class MemorySampler(threading.Thread):
-    """The largest RSS of the server's tree, twice a second."""
-
-    def __init__(self, pids: list[int]) -> None:
-        super().__init__(daemon=True)
-        self.pids = pids
-        self.peak = rss_bytes(pids)
-        self.stop = threading.Event()
-
-    def run(self) -> None:
-        while not self.stop.wait(0.5):
-            now = rss_bytes(self.pids)
-            if now is not None and (self.peak is None or now > self.peak):
-                self.peak = now
-
-
-# ------------------------------------------------------------------ make run
-
-
 def server_pids(args: argparse.Namespace, server) -> list[int]:
-    """The processes whose memory and reads are the server's."""
-    if isinstance(server, load.ClusterServer):
-        pids = list(server.pids)  # supervisord: gunicorn, the login gunicorn, uvicorn
-        with contextlib.suppress(OSError, ValueError):
-            pids.append(int((server.dir / "nginx.pid").read_text().strip()))
-        return pids
+    """The processes whose memory and reads are the server's: for the
+    cluster supervisord's (gunicorn, the login gunicorn, uvicorn) and nginx."""
+    if isinstance(server, Cluster):
+        return [*server.pids, *server.parts["nginx"]]
     if server is not None:
         return list(server.pids)
     return listening_pids(urlsplit(args.url).port or 80)
@@ -225,8 +121,9 @@ class Attack:
     """One attack: ``prepare`` before the attacked phase, ``run`` in a thread
     from its start until ``stop`` is set (or its bounded work is done)."""
 
-    def __init__(self, args: argparse.Namespace, first_address: int) -> None:
+    def __init__(self, args: argparse.Namespace, first_address: int, name: str) -> None:
         self.args = args
+        self.name = name
         parts = urlsplit(args.url)
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
@@ -260,51 +157,56 @@ class Attack:
         return {}
 
     def connect(self, address: str, timeout: float = 5.0, sndbuf: int = 0) -> socket.socket:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        if sndbuf:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
-        sock.bind((address, 0))
-        sock.settimeout(timeout)
-        try:
-            sock.connect((self.host, self.port))
-        except OSError:
-            sock.close()
-            raise
-        return sock
+        return client.connect(address, self.host, self.port, timeout, sndbuf)
 
 
 class LoginFlood(Attack):
     """Wrong-password logins with random usernames, each with the CSRF token
-    of the page its address fetched, ``concurrency`` at once."""
+    of the page its address fetched, ``concurrency`` at once: ``posts`` in
+    all, or (``posts`` None) ``concurrency`` clients posting until the phase
+    ends; each at up to ``rate`` posts a second (0: as fast as answered)."""
 
-    def __init__(self, *a, posts: int, addresses: int, concurrency: int, **kw) -> None:
+    def __init__(
+        self, *a, posts: int | None, addresses: int, concurrency: int, rate: float = 0, **kw
+    ) -> None:
         super().__init__(*a, **kw)
         self.posts = posts
         self.addresses = addresses
         self.concurrency = concurrency
+        self.rate = rate
         self.answer_s: list[float] = []
         self.retry_after = 0
+        self.says_why = False
         self.lock = threading.Lock()
 
     def describe(self) -> str:
-        return f"{self.posts} wrong logins from {self.addresses} addresses"
+        posts = self.posts or f"{self.concurrency} clients posting"
+        return f"{posts} wrong logins from {self.addresses} addresses"
 
     def run(self, stop: threading.Event) -> None:
-        share = [self.posts // self.addresses] * self.addresses
-        for n in range(self.posts % self.addresses):
-            share[n] += 1
+        if self.posts is None:
+            clients = [(self.address(n % self.addresses), None) for n in range(self.concurrency)]
+        else:
+            share = [self.posts // self.addresses] * self.addresses
+            for n in range(self.posts % self.addresses):
+                share[n] += 1
+            clients = [(self.address(n), count) for n, count in enumerate(share) if count]
         with ThreadPoolExecutor(self.concurrency) as pool:
-            for n, count in enumerate(share):
-                if count:
-                    pool.submit(self.one_address, self.address(n), count, stop)
+            for address, count in clients:
+                pool.submit(self.one_client, address, count, stop)
 
-    def one_address(self, address: str, count: int, stop: threading.Event) -> None:
+    def one_client(self, address: str, count: int | None, stop: threading.Event) -> None:
         url = self.args.url + "/accounts/login/"
         http = client.http_session(address)
         token = ""
-        for _ in range(count):
-            if stop.is_set():
-                return
+        gap = 1.0 / self.rate if self.rate > 0 else 0.0
+        next_at = time.perf_counter()
+        sent = 0
+        while (count is None or sent < count) and not stop.is_set():
+            sent += 1
+            if gap:
+                next_at += gap
+                time.sleep(max(0.0, next_at - time.perf_counter()))
             t0 = time.perf_counter()
             try:
                 if not token:
@@ -328,9 +230,9 @@ class LoginFlood(Attack):
             with self.lock:
                 self.statuses[str(response.status_code)] += 1
                 self.answer_s.append(time.perf_counter() - t0)
-                self.retry_after += response.status_code == 429 and "Retry-After" in (
-                    response.headers
-                )
+                if response.status_code == 429:
+                    self.retry_after += "Retry-After" in response.headers
+                    self.says_why |= 'data-testid="throttled"' in response.text  # the why
             if response.status_code == 403:
                 token = ""  # a new CSRF token next time
         http.close()
@@ -340,9 +242,10 @@ class LoginFlood(Attack):
             "posts": sum(self.statuses.values()),
             "addresses": self.addresses,
             "concurrency": self.concurrency,
-            "answer_p50_ms": load.ms(percentile(self.answer_s, 50)),
-            "answer_p99_ms": load.ms(percentile(self.answer_s, 99)),
+            "answer_p50_ms": ms(percentile(self.answer_s, 50)),
+            "answer_p99_ms": ms(percentile(self.answer_s, 99)),
             "answered_429_with_retry_after": self.retry_after,
+            "answered_429_says_why": self.says_why,
         }
 
 
@@ -676,8 +579,8 @@ class WsFlood(Attack):
             "accepted": len(self.held),
             "closed_by_server_after_accept": self.closed_by_server,
             "held_at_end": self.held_at_end,
-            "handshake_p50_ms": load.ms(percentile(self.handshake_s, 50)),
-            "handshake_p99_ms": load.ms(percentile(self.handshake_s, 99)),
+            "handshake_p50_ms": ms(percentile(self.handshake_s, 50)),
+            "handshake_p99_ms": ms(percentile(self.handshake_s, 99)),
         }
 
 
@@ -688,7 +591,7 @@ def make_attack(name: str, args: argparse.Namespace) -> Attack:
         "login-flood": 0,
         "login-flood-wide": args.flood_addresses,
     }.get(name, args.flood_addresses + args.wide_addresses)
-    common = {"args": args, "first_address": first}
+    common = {"args": args, "first_address": first, "name": name}
     if name == "login-flood":
         return LoginFlood(
             **common,
@@ -720,15 +623,17 @@ def p99_limit(quiet_p99: float | None) -> float | None:
     return None if quiet_p99 is None else round(max(2 * quiet_p99, quiet_p99 + 50), 1)
 
 
-def run_attack(name: str, args: argparse.Namespace, server) -> dict:
+def run_attack(attack: Attack, args: argparse.Namespace, server) -> dict:
+    """The players quiet, then as many new ones under ``attack``; both
+    phases' figures and the attack's own."""
+    name = attack.name
     pids = server_pids(args, server)
-    attack = make_attack(name, args)
     print(f"{name}: players without the attack ...", file=sys.stderr, flush=True)
     quiet, _ = load.run(args, server)
     attack.prepare()
     stop = threading.Event()
     thread = threading.Thread(target=attack.guarded_run, args=(stop,), daemon=True)
-    sampler = MemorySampler(pids)
+    sampler = Sampler(lambda: rss_bytes(pids), 0.5)
     marks: dict = {}
 
     def on_play() -> None:
@@ -775,7 +680,7 @@ def run_attack(name: str, args: argparse.Namespace, server) -> dict:
         "attack_failure": attack.failure or None,
         "rss_mb": {
             "before": mib(marks.get("rss_before")),
-            "peak": mib(sampler.peak),
+            "peak": mib(max(sampler.samples, default=None)),
             "after": mib(rss_after),
         },
         "ledger_ok": attacked.get("ledger_ok"),
@@ -822,7 +727,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         epilog="Other options go to bench/load.py (e.g. --fast, --timeout, "
         "--http-workers, --sqlite-path, --database-url).",
     )
-    parser.add_argument("--serve", choices=["single", "cluster", "none"], default="single")
+    parser.add_argument(
+        "--serve", choices=["make-run", "single", "cluster", "none"], default="make-run"
+    )
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     # About 230 rounds a phase: the p99 judges the slowest two or three, not
     # one (20 players for 30 s gave about 75, and verdicts that flipped
@@ -871,10 +778,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def start_server(args: argparse.Namespace):
-    return load.start_server(args)
-
-
 def raise_fd_limit(wanted: int) -> None:
     """Room for the slow clients and the websockets (held open at once)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -886,12 +789,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     raise_fd_limit(args.slow_clients + args.ws_connects + 1024)
     started = time.strftime("%Y-%m-%d %H:%M:%S")
-    server = start_server(args)
+    server = load.start_server(args)
     results = []
     try:
-        load.wait_http(args.url, 60)
+        wait_http(args.url, 60)
         for name in args.attacks:
-            result = run_attack(name, args, server)
+            result = run_attack(make_attack(name, args), args, server)
             results.append(result)
             print(line(result), flush=True)
     finally:

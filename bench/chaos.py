@@ -16,19 +16,15 @@ and, while they play, at set shares of ``--seconds``:
 * 50%: kill -9 one gunicorn HTTP worker (gunicorn's master replaces it);
 * 70%: restarts PostgreSQL (fast shutdown: open transactions roll back).
 
-The last line is one JSON object: ``rounds``; ``reveals_missed``, the
-Baccarat rounds dealt to the players whose result never reached the
-player's socket, even after it reconnected (target 0);
-``errors_unrecovered``, errors after which the same player never completed
-another round (target 0: an error a player got past by playing on is
-recovered); ``ledger_ok``; then the faults with their times and the errors
-by kind.
+The last line is one JSON object (its keys: bench/README.md): a Baccarat
+round whose result never reached its player's socket, even after a
+reconnect, is a reveal missed; an error after which the same player never
+completed another round is unrecovered.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -42,6 +38,8 @@ from bench import needs
 needs.require("bench/chaos.py")
 
 from bench import load  # noqa: E402 - after the check above
+from bench.metrics import processes  # noqa: E402
+from bench.stack import ROOT, Cluster, wait_http  # noqa: E402
 
 FAULTS = (
     (0.15, "restart redis"),
@@ -51,25 +49,6 @@ FAULTS = (
 )
 
 
-def supervised_pid(cluster: Path, name: str) -> int:
-    out = subprocess.run(
-        [str(load.ROOT / ".venv/bin/supervisorctl"), "-c", str(cluster / "supervisord.conf")]
-        + ["pid", name],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return int(out.stdout.strip() or 0)
-
-
-def children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    try:
-        return [int(x) for x in path.read_text().split()]
-    except OSError:
-        return []
-
-
 def pg_bin() -> Path:
     return sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
 
@@ -77,12 +56,10 @@ def pg_bin() -> Path:
 class Faults(threading.Thread):
     """Runs the faults at their times; records what it did and when."""
 
-    def __init__(self, server: load.ClusterServer, seconds: float, data: Path, ports: dict) -> None:
+    def __init__(self, server: Cluster, seconds: float) -> None:
         super().__init__(daemon=True)
         self.server = server
         self.seconds = seconds
-        self.data = data
-        self.ports = ports
         self.done: list[dict] = []
         self.started = 0.0
 
@@ -106,9 +83,9 @@ class Faults(threading.Thread):
             print(f"chaos: {name} at {t0 - self.started:.0f} s: {detail}", file=sys.stderr)
 
     def fault(self, name: str) -> str:
-        cluster = self.server.dir
+        cluster = self.server
         if name == "restart redis":
-            port = self.ports["redis"]
+            port = cluster.redis_port
             subprocess.run(["redis-cli", "-p", port, "shutdown", "nosave"], check=False)
             for _ in range(50):
                 if subprocess.run(
@@ -116,22 +93,22 @@ class Faults(threading.Thread):
                 ).returncode:
                     break
                 time.sleep(0.1)
-            start = [str(load.ROOT / "ops/services.sh"), "start", str(self.data)]
-            subprocess.run([*start, self.ports["pg"], port], check=True, capture_output=True)
+            start = [str(ROOT / "ops/services.sh"), "start", str(cluster.data)]
+            subprocess.run([*start, cluster.pg_port, port], check=True, capture_output=True)
             return f"redis on :{port} shut down and started again"
         if name == "kill -9 websocket worker":
-            pid = supervised_pid(cluster, "ws0")
+            (pid,) = cluster.supervised("ws0")
             subprocess.run(["kill", "-9", str(pid)], check=True)
             return f"uvicorn ws0 pid {pid}"
         if name == "kill -9 http worker":
-            master = supervised_pid(cluster, "gunicorn")
-            worker = children(master)[0]
+            (master,) = cluster.supervised("gunicorn")
+            worker = processes()[1][master][0]
             subprocess.run(["kill", "-9", str(worker)], check=True)
             return f"gunicorn worker pid {worker} (master {master})"
         if name == "restart postgresql":
             # -l: the new postmaster writes to its log, not to our pipe.
-            ctl = [str(pg_bin() / "pg_ctl"), "-D", str(self.data / "pg"), "-m", "fast", "-w"]
-            ctl += ["-l", str(self.data / "pg.log")]
+            ctl = [str(pg_bin() / "pg_ctl"), "-D", str(cluster.data / "pg"), "-m", "fast", "-w"]
+            ctl += ["-l", str(cluster.data / "pg.log")]
             subprocess.run(
                 ["runuser", "-u", "postgres", "--", *ctl, "restart"],
                 check=True,
@@ -150,24 +127,14 @@ def main(argv: list[str] | None = None) -> int:
             argv += [key, value]
     args = load.parse_args([*argv, "--serve", "cluster"])
     server = load.start_server(args)
-    assert isinstance(server, load.ClusterServer)
-    # ops/cluster.sh's ports (its defaults unless moved by these variables).
-    pg_port = os.environ.get("CLUSTER_PG_PORT", "25433")
-    redis_port = os.environ.get("CLUSTER_REDIS_PORT", "26380")
-    data = Path(f"/tmp/casino-cluster-{pg_port}")  # noqa: S108 - ops/cluster.sh keeps its data there
-    faults = Faults(server, args.seconds, data, {"pg": pg_port, "redis": redis_port})
+    assert isinstance(server, Cluster)
+    faults = Faults(server, args.seconds)
     try:
-        load.wait_http(args.url, 60)
+        wait_http(args.url, 60)
         result, players = load.run(args, server, on_play=faults.start)
         faults.join(timeout=60)
         load.add_ledger(result, players, server.ledger_env())
-        restarts = subprocess.run(
-            [str(load.ROOT / ".venv/bin/supervisorctl"), "-c", str(server.dir / "supervisord.conf")]
-            + ["status"],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
+        restarts = server.supervisorctl("status")
     finally:
         server.stop()
     unrecovered = sum(

@@ -116,9 +116,7 @@ class Socket:
         connected = None
         if address:  # from the player's own address, as its pages come
             parts = urlsplit(url)
-            connected = socket.create_connection(
-                (parts.hostname, parts.port or 80), timeout=timeout, source_address=(address, 0)
-            )
+            connected = connect(address, parts.hostname or "127.0.0.1", parts.port or 80, timeout)
         try:
             self.ws = websocket.create_connection(
                 url,
@@ -215,6 +213,23 @@ def client_address(n: int, group: int = 0) -> str:
     """The loopback address of client ``n`` of load generator ``group``
     (127.<group>.0.2 onwards; group 0 is 127.0.0.x, this machine's usual)."""
     return f"127.{group}.{n // 250}.{2 + n % 250}"
+
+
+def connect(address: str, host: str, port: int, timeout: float, sndbuf: int = 0) -> socket.socket:
+    """A TCP connection to the site from loopback ``address`` (a player's
+    websocket, an attacker's raw requests); ``sndbuf``: a small send buffer,
+    so what the server's kernel acknowledged is close to what was sent."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        if sndbuf:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
+        sock.bind((address, 0))
+        sock.settimeout(timeout)
+        sock.connect((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def http_session(address: str | None) -> requests.Session:

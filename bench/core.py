@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.throwaway import interleaved_medians
 from games.baccarat.odds import exact_odds, navigator
 from games.baccarat.roads import (
     Result,
@@ -30,12 +30,7 @@ from games.cards import Card, FairRng, new_shoe, shuffle
 
 
 def median_ms(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+    return interleaved_medians([fn], repeat)[0]
 
 
 def main() -> None:

@@ -26,9 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# The rounds are made as bench/history.py makes them; the models and the
-# site wait for main() to point Django at the throwaway database.
-from bench.history import make_rounds, spread_rounds, throwaway_site
+from bench.throwaway import make_rounds, set_up_django, spread_rounds
+
+set_up_django("casino-bench-floor-")
+
+from django.contrib.auth import get_user_model  # noqa: E402 - after Django's set-up
+from django.db import transaction  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.utils import timezone  # noqa: E402
 
 ROUNDS = 100_000
 PLAYERS = 200
@@ -48,60 +53,53 @@ def download(client, params: dict[str, str]) -> tuple[int, int]:
 
 
 def main() -> None:
-    with throwaway_site("casino-bench-floor-"):
-        # App loading: these need the apps set up on the throwaway database.
-        from django.contrib.auth import get_user_model  # noqa: PLC0415
-        from django.db import transaction  # noqa: PLC0415
-        from django.test import Client  # noqa: PLC0415
-        from django.utils import timezone  # noqa: PLC0415
-
-        User = get_user_model()
-        t0 = time.perf_counter()
-        now = timezone.now()
-        with transaction.atomic():
-            players = User.objects.bulk_create(
-                [User(username=f"player{i:03d}") for i in range(PLAYERS)]
-            )
-            make_rounds(players, ROUNDS)
-        spread_rounds(DAYS * 86_400 // ROUNDS)  # evenly over the ten days
-        print(f"built {ROUNDS} rounds in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
-
-        operator = User.objects.create_superuser("operator", "op@example.com", None)
-        client = Client(HTTP_ACCEPT_LANGUAGE="en")
-        client.force_login(operator)
-        today = timezone.localdate(now)
-        everything = {
-            "date_from": (today - dt.timedelta(days=DAYS)).isoformat(),
-            "date_to": today.isoformat(),
-        }
-        one_day = {"date_from": (today - dt.timedelta(days=3)).isoformat()}
-        one_day["date_to"] = one_day["date_from"]
-
-        download(client, one_day)  # warm the template loader and the page cache
-        t0 = time.perf_counter()
-        size, lines = download(client, everything)
-        seconds = time.perf_counter() - t0
-        assert lines == ROUNDS + 1, lines
-
-        peaks = []
-        for params in (one_day, everything):
-            tracemalloc.start()
-            _size, day_lines = download(client, params)
-            peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
-            tracemalloc.stop()
-            print(f"{day_lines - 1} rounds: peak {peaks[-1]:.2f} MiB", file=sys.stderr)
-        print(
-            json.dumps(
-                {
-                    "seconds_100k": round(seconds, 2),
-                    "rows_100k": lines - 1,
-                    "bytes_100k": size,
-                    "peak_mib_10k": round(peaks[0], 2),
-                    "peak_mib_100k": round(peaks[1], 2),
-                    "target_seconds": 10,
-                }
-            )
+    User = get_user_model()
+    t0 = time.perf_counter()
+    now = timezone.now()
+    with transaction.atomic():
+        players = User.objects.bulk_create(
+            [User(username=f"player{i:03d}") for i in range(PLAYERS)]
         )
+        make_rounds(players, ROUNDS)
+    spread_rounds(DAYS * 86_400 // ROUNDS)  # evenly over the ten days
+    print(f"built {ROUNDS} rounds in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+
+    operator = User.objects.create_superuser("operator", "op@example.com", None)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(operator)
+    today = timezone.localdate(now)
+    everything = {
+        "date_from": (today - dt.timedelta(days=DAYS)).isoformat(),
+        "date_to": today.isoformat(),
+    }
+    one_day = {"date_from": (today - dt.timedelta(days=3)).isoformat()}
+    one_day["date_to"] = one_day["date_from"]
+
+    download(client, one_day)  # warm the template loader and the page cache
+    t0 = time.perf_counter()
+    size, lines = download(client, everything)
+    seconds = time.perf_counter() - t0
+    assert lines == ROUNDS + 1, lines
+
+    peaks = []
+    for params in (one_day, everything):
+        tracemalloc.start()
+        _size, day_lines = download(client, params)
+        peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
+        tracemalloc.stop()
+        print(f"{day_lines - 1} rounds: peak {peaks[-1]:.2f} MiB", file=sys.stderr)
+    print(
+        json.dumps(
+            {
+                "seconds_100k": round(seconds, 2),
+                "rows_100k": lines - 1,
+                "bytes_100k": size,
+                "peak_mib_10k": round(peaks[0], 2),
+                "peak_mib_100k": round(peaks[1], 2),
+                "target_seconds": 10,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,46 +1,14 @@
 """Load test: P players sign up and play Baccarat and Casino War for T
 seconds over HTTP and websockets, driven by Locust. The last line printed is
-one JSON object.
+one JSON object (its keys: bench/README.md).
 
-Run from the repository root, for example::
-
-    .venv/bin/python bench/load.py --serve single --players 200 --seconds 30
-    .venv/bin/python bench/load.py --serve cluster --players 500 --seconds 60
-    .venv/bin/python bench/load.py --serve cluster --players 300 --fast --workers 2 \\
-        --transport http,socket
-    .venv/bin/python bench/load.py --serve none --url http://127.0.0.1:8000 \\
-        --sqlite-path db/casino.sqlite3
-
-What Locust does is left to Locust (bench/locustfile.py): the users and
-their ramp-up (``--spawn-rate``), the play's window and the graceful stop,
-master and workers (``--workers N``), the percentiles and the CSV, HTML and
-JSON reports (``--report-dir`` keeps them). This script adds what Locust
-lacks: the servers (bench/stack.py: ``--serve single`` is ``make run``'s
-server on a fresh SQLite file, ``--serve cluster`` is ``make cluster``,
-``--serve none`` a running server), the CPU of each part of the stack over
-the window, and the ledger check (bench/metrics.py).
-
-``--transport socket`` (the default) has the players send BET, DEAL and
-War's decisions as frames on the table's websocket; ``http`` posts the forms.
-``--transport http,socket`` plays one after the other on the same server
-(fresh players each) and prints the per-part CPU table of both.
-
-A piece that cannot start stops the run with its reason and a non-zero
-exit: Locust (or the client's libraries) missing from this interpreter, a
-server that does not come up, Locust giving no result, players who could
-not sit down or did not report.
-
-JSON fields: ``players``, ``rounds`` (completed, both games), ``rounds_per_s``,
-``p50_ms`` / ``p99_ms`` (Locust's percentiles of every round, bet to result),
-``errors`` (Locust's failures of type ERROR: HTTP statuses other than
-2xx/3xx, "something went wrong" answers, refusals, sockets that could not
-be reopened, timeouts, missing fragments), ``ledger_ok``,
-``stack_cpu_ms_per_round`` (CPU of the serving stack over the window per
-round completed in it) and ``cpu_parts`` (the same per part: gunicorn,
-uvicorn, PostgreSQL, Redis, nginx); then ``reveals_lost`` (Baccarat rounds
-dealt to this run's players that never reached the player's socket), per
-game, per request kind, sign-up times, the load average and the machine's
-busy share.
+What Locust does is left to Locust (bench/locustfile.py, over the client in
+bench/client.py): the users and their ramp-up, the play's window and the
+graceful stop, master and workers, the percentiles and the reports. This
+script adds what Locust lacks: the servers (bench/stack.py), the CPU of each
+part of the stack over the window and the ledger check (bench/metrics.py).
+bench/abuse.py, bench/flood.py and bench/chaos.py run their players with it
+(``run``), acting as the play starts and stops.
 """
 
 from __future__ import annotations
@@ -61,7 +29,6 @@ import queue  # noqa: E402
 import secrets  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
-import socket  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
@@ -69,41 +36,8 @@ import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
-from bench.metrics import (  # noqa: E402
-    CpuMeter,
-    check_ledger,
-    cpu_table,
-    ms,
-    percentile,
-)
-from bench.stack import (  # noqa: E402
-    ROOT,
-    ClusterServer,
-    SingleServer,
-    make_run_commands,
-    production_env,
-    server_env,
-    wait_http,
-)
-
-# Callers (bench/abuse.py, bench/flood.py, bench/chaos.py, tests/make_run.py)
-# reach these through this module.
-__all__ = [
-    "ROOT",
-    "ClusterServer",
-    "SingleServer",
-    "add_ledger",
-    "ledger_env_for",
-    "make_run_commands",
-    "ms",
-    "parse_args",
-    "percentile",
-    "production_env",
-    "run",
-    "server_env",
-    "start_server",
-    "wait_http",
-]
+from bench.metrics import CpuMeter, check_ledger, cpu_table  # noqa: E402
+from bench.stack import ROOT, Cluster, MakeRun, free_port, wait_http  # noqa: E402
 
 LOCUSTFILE = ROOT / "bench" / "locustfile.py"
 EVENT = "casino-load "  # the locustfile's lines on the master's standard output
@@ -120,7 +54,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--serve", choices=["single", "cluster", "none"], default="none")
+    parser.add_argument(
+        "--serve",
+        choices=["make-run", "single", "cluster", "none"],  # single: make-run's older name
+        default="none",
+    )
     parser.add_argument(
         "--transport",
         default="socket",
@@ -181,20 +119,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ):
         parser.error(f"--transport: {', '.join(TRANSPORTS)}, or both separated by a comma")
     args.url = f"http://{parts.hostname}:{parts.port or 80}"
+    args.serve = "make-run" if args.serve == "single" else args.serve
     return args
 
 
-def start_server(args: argparse.Namespace) -> SingleServer | ClusterServer | None:
+def start_server(args: argparse.Namespace) -> MakeRun | Cluster | None:
     parts = urlsplit(args.url)
-    if args.serve == "single":
-        return SingleServer(parts.hostname or "127.0.0.1", parts.port or 80)
+    if args.serve == "make-run":
+        return MakeRun(parts.hostname or "127.0.0.1", parts.port or 80, args.wait_server)
     if args.serve == "cluster":
-        return ClusterServer(parts.port or 80, args.http_workers, args.ws_workers)
+        return Cluster(parts.port or 80, args.http_workers, args.ws_workers)
     return None
 
 
 def ledger_env_for(
-    args: argparse.Namespace, server: SingleServer | ClusterServer | None
+    args: argparse.Namespace, server: MakeRun | Cluster | None
 ) -> dict[str, str] | None:
     if server is not None:
         return server.ledger_env()
@@ -297,12 +236,6 @@ def print_result(r: dict) -> None:
     head = {k: r.get(k) for k in JSON_HEAD}
     rest = {k: v for k, v in r.items() if k not in JSON_HEAD}
     print(json.dumps({**head, **rest}, ensure_ascii=False), flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def locust_commands(
@@ -410,7 +343,7 @@ class Master:
 
 def run(
     args: argparse.Namespace,
-    server: SingleServer | ClusterServer | None,
+    server: MakeRun | Cluster | None,
     *,
     on_play: Callable[[], None] | None = None,
     on_stop: Callable[[], None] | None = None,
@@ -426,7 +359,7 @@ def run(
 
 def run_phases(
     args: argparse.Namespace,
-    server: SingleServer | ClusterServer | None,
+    server: MakeRun | Cluster | None,
     *,
     on_play: Callable[[], None] | None = None,
     on_stop: Callable[[], None] | None = None,

@@ -4,6 +4,7 @@ share and load average, and the ledger check against the server's database."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -11,9 +12,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def percentile(values: list[float], pct: float) -> float | None:
@@ -101,38 +104,55 @@ def loadavg() -> float:
     return float(Path("/proc/loadavg").read_text().split()[0])
 
 
-def _stat(pid: int) -> list[str] | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User+system CPU seconds of these processes and all their descendants,
-    live (PostgreSQL backends, gunicorn and nginx workers) or exited and
-    reaped (the kernel adds those to their parent's children's times)."""
-    tick = os.sysconf("SC_CLK_TCK")
+def processes() -> tuple[dict[int, list[str]], dict[int, list[int]]]:
+    """Every live process's /proc stat fields (after the command) and each
+    process's children."""
     stats: dict[int, list[str]] = {}
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        fields = _stat(int(entry.name))
-        if fields is None:
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
             continue
         stats[int(entry.name)] = fields
         children.setdefault(int(fields[1]), []).append(int(entry.name))
-    total = 0.0
-    todo = [p for p in pids if p in stats]
-    seen: set[int] = set()
+    return stats, children
+
+
+def process_tree(roots: list[int], table=None) -> list[int]:
+    """These processes and all their live descendants (PostgreSQL backends,
+    gunicorn and nginx workers); ``table`` is ``processes()`` when read already."""
+    stats, children = table or processes()
+    out: list[int] = []
+    todo = [p for p in roots if p in stats]
     while todo:
         pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        total += sum(int(x) for x in stats[pid][11:15]) / tick
-        todo += children.get(pid, [])
+        if pid not in out:
+            out.append(pid)
+            todo += children.get(pid, [])
+    return out
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User+system CPU seconds of these processes and all their descendants,
+    live or exited and reaped (the kernel adds those to their parent's
+    children's times)."""
+    table = processes()
+    ticks = sum(int(x) for pid in process_tree(pids, table) for x in table[0][pid][11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pids: list[int]) -> int | None:
+    """Resident memory of these processes and their descendants (shared
+    pages counted in each); None for no process."""
+    if not pids:
+        return None
+    total = 0
+    for pid in process_tree(pids):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
     return total
 
 
@@ -144,17 +164,23 @@ def machine_ticks() -> tuple[int, int]:
 
 
 class Sampler(threading.Thread):
-    """The 1-minute load average, once a second, while the window runs."""
+    """``measure()`` every ``every`` seconds until ``stop`` is set: the load
+    average over a window, a server's memory under an attack."""
 
-    def __init__(self) -> None:
+    def __init__(self, measure: Callable[[], float | None], every: float = 1.0) -> None:
         super().__init__(daemon=True)
+        self.measure = measure
+        self.every = every
         self.samples: list[float] = []
         self.stop = threading.Event()
 
     def run(self) -> None:
-        while not self.stop.is_set():
-            self.samples.append(loadavg())
-            self.stop.wait(1.0)
+        while True:
+            value = self.measure()
+            if value is not None:
+                self.samples.append(value)
+            if self.stop.wait(self.every):
+                return
 
 
 class CpuMeter:
@@ -176,7 +202,7 @@ class CpuMeter:
 
     def start(self) -> None:
         self.before = self.snapshot()
-        self.sampler = Sampler()
+        self.sampler = Sampler(loadavg)
         self.sampler.start()
 
     def stop(self) -> None:

@@ -2,7 +2,7 @@
 table page as a player's history grows. The last line printed is one JSON object.
 
 Run from the repository root: ``.venv/bin/python bench/round.py``.
-It sets up its own throwaway SQLite database (WAL, as in production).
+It sets up its own throwaway site (bench/throwaway.py; SQLite in WAL, as in production).
 
 * ``round_ms``: median over 500 rounds of the BET request (session, auth,
   validation, shuffle, settle, ledger, the stored round, the reveal event on
@@ -19,48 +19,34 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-TMP = Path(tempfile.mkdtemp(prefix="bench-round-"))
-os.environ["CASINO_SQLITE_PATH"] = str(TMP / "bench.sqlite3")
-os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings"
-os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,127.0.0.1,localhost"
-os.environ.setdefault("DJANGO_LOG_LEVEL", "ERROR")
+from bench.throwaway import interleaved_medians, make_rounds, set_up_django, spread_rounds
 
-import django  # noqa: E402
-
-django.setup()
+set_up_django("bench-round-")
 
 from asgiref.sync import sync_to_async  # noqa: E402
 from channels.db import database_sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.contrib.auth.decorators import login_required  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connections, transaction  # noqa: E402
+from django.db import transaction  # noqa: E402
 from django.db.models import F  # noqa: E402
 from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.template import engines  # noqa: E402
 from django.test import AsyncClient, Client  # noqa: E402
 from django.urls import include, path  # noqa: E402
-from django.utils import timezone, translation  # noqa: E402
+from django.utils import translation  # noqa: E402
 from django.views.decorators.http import require_POST  # noqa: E402
 
-from games.baccarat.rules import play_coup  # noqa: E402
-from games.cards import new_shoe, shuffle  # noqa: E402
-from games.models import Round, Table, Wallet  # noqa: E402
+from games.models import Round, Wallet  # noqa: E402
 from games.presenters.baccarat import reveal_steps  # noqa: E402
-from games.services.baccarat import coup_record  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 
 ROUNDS = 500
@@ -156,81 +142,28 @@ async def _bench_rounds() -> tuple[float, float]:
     return median_ms(rounds), median_ms(floors)
 
 
-def store_history(user, count: int) -> None:
-    """``count`` settled rounds at the table, dealt by the pure core (bulk insert)."""
-
-    table = Table.objects.get(slug=SLUG)
-    rng = random.Random(count)
-    shoe: list = []
-    now = timezone.now()
-    batch = []
-    for seq in range(1, count + 1):
-        if len(shoe) < 6:
-            shoe = shuffle(new_shoe(8), rng)
-        coup = play_coup(iter(shoe))
-        shoe = shoe[len(coup.player) + len(coup.banker) :]
-        batch.append(
-            Round(
-                player=user,
-                table=table,
-                version_id=table.current_version_id,
-                game="baccarat",
-                seq=seq,
-                slip_key=f"history-{seq}",
-                server_seed="00" * 32,
-                server_seed_hash="00" * 32,
-                client_seed="bench",
-                nonce=seq,
-                bets={"banker": 1_000},
-                returns={"banker": 0},
-                total_bet=1_000,
-                balance_before=1_000_000,
-                balance_after=999_000,
-                outcome="lose",
-                **coup_record(coup, decks=8),
-                settled_at=now,
-            )
-        )
-        if len(batch) == 5_000:
-            Round.objects.bulk_create(batch)
-            batch = []
-    Round.objects.bulk_create(batch)
-
-
 def bench_roads() -> tuple[float, float]:
-    small_user, small = player("bench-small")
-    big_user, big = player("bench-big")
-    store_history(small_user, SMALL_HISTORY)
-    store_history(big_user, BIG_HISTORY)
-    url = f"/baccarat/{SLUG}/"
+    """The table page's median render for a player with SMALL_HISTORY
+    Baccarat rounds at the table and for one with BIG_HISTORY."""
+    clients = []
+    for name, count in (("bench-small", SMALL_HISTORY), ("bench-big", BIG_HISTORY)):
+        user, client = player(name)
+        make_rounds([user], count, war_every=0)
+        clients.append(client)
+    spread_rounds(300)  # played over the past year, not all in this session
 
-    def render(client: Client) -> float:
-        started = time.perf_counter()
-        response = client.get(url)
-        elapsed = time.perf_counter() - started
-        assert response.status_code == 200
-        return elapsed
+    def render(client: Client) -> None:
+        assert client.get(f"/baccarat/{SLUG}/").status_code == 200
 
-    for _ in range(10):
-        render(small)
-        render(big)
-    small_times, big_times = [], []
-    for _ in range(PAGE_RENDERS):
-        small_times.append(render(small))
-        big_times.append(render(big))
-    return median_ms(small_times), median_ms(big_times)
+    small, big = interleaved_medians([partial(render, c) for c in clients], PAGE_RENDERS)
+    return round(small, 3), round(big, 3)
 
 
 def main() -> None:
     settings.ROOT_URLCONF = __name__
     settings.DEBUG = False  # no query log: measure the code, not the debug wrapper
-    call_command("migrate", verbosity=0, interactive=False)
-    try:
-        round_ms, floor_ms = bench_rounds()
-        small_ms, big_ms = bench_roads()
-    finally:
-        connections.close_all()
-        shutil.rmtree(TMP, ignore_errors=True)
+    round_ms, floor_ms = bench_rounds()
+    small_ms, big_ms = bench_roads()
     result = {
         "round_ms": round_ms,
         "floor_ms": floor_ms,

@@ -29,34 +29,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import re
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-TMP = Path(tempfile.mkdtemp(prefix="bench-socket-round-"))
-if not os.environ.get("DATABASE_URL"):
-    os.environ["CASINO_SQLITE_PATH"] = str(TMP / "bench.sqlite3")
-os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings"
-os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,127.0.0.1,localhost"
-os.environ["CASINO_REVEAL_DELAY"] = "0"
-os.environ["CASINO_REVEAL_FAST_DELAY"] = "0"
-# A player here sends a round's messages back to back: no per-socket budget.
-os.environ["CASINO_SOCKET_MESSAGES_PER_SECOND"] = "1000000"
-os.environ["CASINO_SOCKET_MESSAGE_BURST"] = "1000000"
-os.environ.setdefault("DJANGO_LOG_LEVEL", "ERROR")
+from bench.throwaway import set_up_django
 
-import django  # noqa: E402
-
-django.setup()
+set_up_django(
+    "bench-socket-round-",
+    keep_database_url=True,
+    CASINO_REVEAL_DELAY="0",
+    CASINO_REVEAL_FAST_DELAY="0",
+    # A player here sends a round's messages back to back: no per-socket budget.
+    CASINO_SOCKET_MESSAGES_PER_SECOND="1000000",
+    CASINO_SOCKET_MESSAGE_BURST="1000000",
+)
 
 from channels.db import database_sync_to_async  # noqa: E402
 from channels.testing import WebsocketCommunicator  # noqa: E402
@@ -66,17 +58,14 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 from django.test import Client  # noqa: E402
 
+from bench.client import BAC_AREAS, BAC_PLACED, BAC_SLIP_ERROR, WAR_ROUND, WAR_SLIP_KEY  # noqa: E402
 from casino.asgi import application  # noqa: E402
 from games.models import Round  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 
 BACCARAT = "baccarat-classic"
 WAR = "casino-war"
-PLACED = re.compile(r'id="bac-placed"[^>]*data-round="(\d+)"')
 DONE = re.compile(r'id="bac-phase"[^>]*data-phase="done"')
-SLIP_ERROR = re.compile(r'data-testid="slip-error">([^<]*)<')
-WAR_ROUND = re.compile(r'id="war-round"[^>]*data-status="(\w+)"[^>]*data-round-id="(\d+)"')
-WAR_KEY = re.compile(r'name="slip_key" id="war-slip" value="([0-9a-f]+)"')
 
 
 def sign_up(n: int, run: str) -> str:
@@ -114,15 +103,15 @@ class Player:
     async def baccarat(self) -> None:
         started = time.perf_counter()
         side = self.rng.choice(["player", "banker"])
-        slip = {area: "" for area in ("player", "banker", "tie", "player_pair", "banker_pair")}
+        slip = dict.fromkeys(BAC_AREAS, "")
         slip[side] = "10"
         key = f"b-{self.rng.getrandbits(64):x}"
         await self.bac.send_to(
             text_data=json.dumps({"action": "bet", **slip, "slip_key": key, "squeeze_visit": ""})
         )
         answer = await self.bac.receive_from(timeout=30)
-        if PLACED.search(answer) is None:
-            error = SLIP_ERROR.search(answer)
+        if BAC_PLACED.search(answer) is None:
+            error = BAC_SLIP_ERROR.search(answer)
             raise RuntimeError(f"BET refused: {error.group(1) if error else answer[:200]}")
         while DONE.search(await self.bac.receive_from(timeout=30)) is None:
             pass
@@ -140,7 +129,7 @@ class Player:
         answer = await self.war_action(
             {"action": "deal", "slip_key": self.war_key, "ante": "10", "tie_bet": "0"}
         )
-        found = WAR_KEY.search(answer)
+        found = WAR_SLIP_KEY.search(answer)
         assert found is not None, answer[:300]
         self.war_key = found.group(1)
         found_round = WAR_ROUND.search(answer)
@@ -209,13 +198,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
     settings.DEBUG = False
-    call_command("migrate", verbosity=0, interactive=False)
     call_command("setup_casino", verbosity=0)
-    try:
-        result = asyncio.run(bench(args.players, args.rounds))
-    finally:
-        connections.close_all()
-        shutil.rmtree(TMP, ignore_errors=True)
+    result = asyncio.run(bench(args.players, args.rounds))
     print(
         f"socket round: {result['cpu_ms_per_round']} ms CPU "
         f"(Baccarat {result['baccarat_cpu_ms']}, War {result['war_cpu_ms']}), "

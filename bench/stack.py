@@ -1,14 +1,17 @@
-"""The servers a bench plays against: ``make run``'s (its commands read from
-the Makefile) on a fresh SQLite file, or ``make cluster`` (gunicorn, uvicorn,
-PostgreSQL, Redis, nginx); the process ids of each part of the stack, for the
-CPU it spends. A server that does not come up stops the bench with the
-reason (SystemExit)."""
+"""The servers a bench plays against, started one way each: ``make run``'s
+server (its commands read from the Makefile) on a fresh SQLite file, or the
+cluster (``make cluster``, that is ops/cluster.sh: gunicorn, uvicorn,
+PostgreSQL, Redis, nginx); the process ids of each part of the stack, for
+the CPU it spends. A server that does not come up stops the bench with the
+reason (SystemExit). Only the standard library here: the tests start their
+servers with it too (tests/make_run.py)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -17,10 +20,20 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-import requests
+from urllib.error import HTTPError
+from urllib.parse import urlsplit
+from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
+# The reveal's card-by-card pacing is the browser's, not the server's work.
+NO_PACING = {"CASINO_REVEAL_DELAY": "0", "CASINO_REVEAL_FAST_DELAY": "0"}
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def port_open(host: str, port: int) -> bool:
@@ -29,30 +42,24 @@ def port_open(host: str, port: int) -> bool:
         return s.connect_ex((host, port)) == 0
 
 
-def wait_http(url: str, seconds: float) -> None:
+def wait_http(url: str, seconds: float, proc: subprocess.Popen | None = None) -> None:
+    """Until the site at ``url`` answers (any HTTP status); SystemExit when
+    ``proc`` exits first or ``seconds`` pass."""
     end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit(f"the server for {url} exited (status {proc.returncode})")
         try:
-            if requests.get(url + "/accounts/login/", timeout=2).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.2)
-    raise SystemExit(f"the server at {url} did not answer within {seconds:.0f} s")
-
-
-def server_env(extra: dict[str, str]) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "CASINO_REVEAL_DELAY": "0",
-            "CASINO_REVEAL_FAST_DELAY": "0",
-            "DJANGO_LOG_LEVEL": "WARNING",
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
-    )
-    env.update(extra)
-    return env
+            urlopen(url + "/accounts/login/", timeout=5).close()  # noqa: S310 - loopback
+            return
+        except HTTPError:  # it answers
+            return
+        except OSError:  # not listening yet, or still loading
+            if time.monotonic() > end:
+                raise SystemExit(
+                    f"the server at {url} did not answer within {seconds:.0f} s"
+                ) from None
+            time.sleep(0.2)
 
 
 def production_env(folder: Path) -> dict[str, str]:
@@ -85,80 +92,108 @@ def make_run_commands(host: str, port: int) -> tuple[list[str], str]:
         text=True,
         check=True,
     ).stdout
-    commands: list[str] = []
-    pending = ""
-    for line in printed.splitlines():
-        if line.endswith("\\"):
-            pending += line[:-1] + " "
-            continue
-        commands.append((pending + line).strip())
-        pending = ""
-    commands = [c for c in commands if c]
+    commands = [c.strip() for c in printed.replace("\\\n", " ").splitlines() if c.strip()]
     server = commands[-1]
     if server.startswith("echo") or "manage.py" in server:
         raise SystemExit(f"`make -n run`'s last command does not look like a server: {server}")
-    setup = [c for c in commands[:-1] if "manage.py" in c and "compilemessages" not in c]
-    return setup, server
+    return [c for c in commands[:-1] if "manage.py" in c], server
 
 
-class SingleServer:
-    """``make run``'s server on a fresh SQLite file, production settings
-    (DEBUG off), its static files in a folder of its own; stopped and deleted
-    afterwards."""
+def make_run_command(host: str, port: int) -> list[str]:
+    """``make run``'s server command for ``host`` and ``port``, with this
+    interpreter as its Python."""
+    command = shlex.split(make_run_commands(host, port)[1])
+    if command[0].endswith("/python"):
+        command[0] = sys.executable
+    return command
 
-    def __init__(self, host: str, port: int) -> None:
-        if port_open(host, port):
-            raise SystemExit(f"something already listens on {host}:{port}; pick another --url")
-        self.dir = Path(tempfile.mkdtemp(prefix="casino-load-"))
-        self.env = server_env(production_env(self.dir))
-        self.env.pop("DATABASE_URL", None)
-        self.env.pop("REDIS_URL", None)
-        setup, self.command = make_run_commands(host, port)
-        for command in setup:
-            done = subprocess.run(["sh", "-c", command], cwd=ROOT, env=self.env, check=False)
-            if done.returncode:
-                shutil.rmtree(self.dir, ignore_errors=True)
-                raise SystemExit(f"make run's set-up failed (exit {done.returncode}): {command}")
-        print(f"make run serves with: {self.command}", file=sys.stderr, flush=True)
-        self.log = open(self.dir / "server.log", "w")  # noqa: SIM115 - closed in stop()
+
+# make run's steps that a fresh folder skips: its secret key is in the
+# environment, a new database has no rounds to repair nor demo players to
+# clean up, and compiling the catalogues would rewrite the shared tree's.
+NOT_ON_A_FRESH_SITE = ("make_secret_key", "repair_rounds", "cleanup_demo", "compilemessages")
+
+
+def set_up(env: dict[str, str]) -> None:
+    """``make run``'s set-up steps (migrate, the default tables, the
+    collected static files) on the fresh database ``env`` names."""
+    for command in make_run_commands("127.0.0.1", 8000)[0]:
+        if any(step in command for step in NOT_ON_A_FRESH_SITE):
+            continue
+        done = subprocess.run(
+            ["sh", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        if done.returncode:
+            raise SystemExit(f"make run's set-up failed: {command}\n{done.stderr[-2000:]}")
+
+
+class Server:
+    """A server command in a session of its own, its output in a file (a
+    pipe nobody reads fills up, and the server stops once its next write
+    blocks), until ``stop()``: SIGTERM to the whole session, SIGKILL after
+    15 s."""
+
+    def __init__(self, command: list[str], env: dict[str, str], url: str, wait: float = 120):
+        self.url = url
+        self.command = shlex.join(command)
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            ["sh", "-c", self.command],
+            command,
             cwd=ROOT,
-            env=self.env,
+            env=env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         self.pids = [self.proc.pid]
-        self.stack_pids = self.pids
-        self.parts = {"make run": self.pids}
-
-    def ledger_env(self) -> dict[str, str]:
-        return self.env
+        try:
+            wait_http(url, wait, self.proc)
+        except SystemExit as exc:
+            tail = self.log_tail()
+            self.stop()
+            raise SystemExit(f"{exc}: {command[:3]}\n{tail}") from None
 
     def log_tail(self) -> str:
-        self.log.flush()
-        return (self.dir / "server.log").read_text(errors="replace")[-3000:]
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-3000:]
 
     def stop(self) -> None:
-        """SIGTERM to the whole process group (the shell may have gone while
-        the server lingers on open connections), SIGKILL after 15 s."""
         for sig, wait in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0)):
             try:
                 os.killpg(self.proc.pid, sig)
             except ProcessLookupError:
                 break
-            end = time.monotonic() + wait
-            while time.monotonic() < end:
-                self.proc.poll()  # reap the shell
-                try:
-                    os.killpg(self.proc.pid, 0)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.2)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=5)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=wait)
+                break
         self.log.close()
+
+
+class MakeRun(Server):
+    """``make run``'s server on a fresh SQLite file, production settings
+    (DEBUG off), the reveal's pacing off, its static files in a folder of
+    its own; stopped and deleted afterwards."""
+
+    def __init__(self, host: str, port: int, wait: float = 120) -> None:
+        if port_open(host, port):
+            raise SystemExit(f"something already listens on {host}:{port}; pick another --url")
+        self.dir = Path(tempfile.mkdtemp(prefix="casino-make-run-"))
+        self.env = {**production_env(self.dir), **NO_PACING, "DJANGO_LOG_LEVEL": "WARNING"}
+        try:
+            set_up(self.env)
+            command = make_run_command(host, port)
+            print(f"make run serves with: {shlex.join(command)}", file=sys.stderr, flush=True)
+            super().__init__(command, self.env, f"http://{host}:{port}", wait)
+        except BaseException:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
+        self.parts = {"make run": self.pids}
+
+    def ledger_env(self) -> dict[str, str]:
+        return self.env
+
+    def stop(self) -> None:
+        super().stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -172,103 +207,100 @@ def pids_in(folder: Path, *patterns: str) -> list[int]:
     return out
 
 
-class ClusterServer:
-    """``make cluster`` with the reveal pacing off, ``make cluster-stop`` after."""
+class Cluster:
+    """``make cluster`` (ops/cluster.sh) with the reveal's pacing off, ``make
+    cluster-stop`` after. Its folder, ports and data are ops/cluster.sh's:
+    ``CLUSTER_DIR``, ``CLUSTER_PG_PORT``, ``CLUSTER_REDIS_PORT`` and
+    ``CLUSTER_WORKER_BASE`` move it off another cluster's."""
 
     PIDFILES = ("supervisord.pid", "gunicorn.pid", "login.pid", "ws*.pid")
 
     def __init__(self, port: int, workers: int, ws_workers: int = 1) -> None:
-        self.dir = cluster = Path(os.environ.get("CLUSTER_DIR") or ROOT / ".cluster")
-        for pidfile in self.pidfiles(cluster):
-            try:
-                os.kill(int(pidfile.read_text().strip()), 0)
-            except (OSError, ValueError):
-                continue
+        self.dir = Path(os.environ.get("CLUSTER_DIR") or ROOT / ".cluster")
+        if any(map(alive, pids_in(self.dir, *self.PIDFILES))):
             raise SystemExit(
-                f"a cluster is already running ({pidfile}): run `make cluster-stop` "
+                f"a cluster is already running ({self.dir}): run `make cluster-stop` "
                 "first, or use --serve none against it"
             )
-        self.env = server_env(
-            {"PORT": str(port), "HTTP_WORKERS": str(workers), "WS_WORKERS": str(ws_workers)}
-        )
-        self.env.pop("DATABASE_URL", None)
-        self.env.pop("REDIS_URL", None)
         if port_open("127.0.0.1", port):
             raise SystemExit(f"something already listens on 127.0.0.1:{port}; pick another --url")
-        self.started = True
+        self.url = f"http://127.0.0.1:{port}"
+        env = {
+            **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+            **NO_PACING,
+            "DJANGO_LOG_LEVEL": "WARNING",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        settings = [f"PORT={port}", f"HTTP_WORKERS={workers}", f"WS_WORKERS={ws_workers}"]
         done = subprocess.run(
-            [
-                "make",
-                "--no-print-directory",
-                "cluster",
-                f"PORT={port}",
-                f"HTTP_WORKERS={workers}",
-                f"WS_WORKERS={ws_workers}",
-            ],
-            cwd=ROOT,
-            env=self.env,
-            check=False,
+            ["make", "--no-print-directory", "cluster", *settings], cwd=ROOT, env=env, check=False
         )
         if done.returncode:
             self.stop()
             raise SystemExit(
                 f"`make cluster` failed (exit {done.returncode}); see its output above"
             )
+        # What the cluster wrote of itself: its settings, the ports of its
+        # PostgreSQL and Redis, and so their folder (ops/cluster.sh's header).
+        self.db_env: dict[str, str] = {}
+        for line in (self.dir / "env").read_text().splitlines():
+            key, _, value = line.removeprefix("export ").strip().partition("=")
+            if value:
+                self.db_env[key] = value
+        self.pg_port = str(urlsplit(self.db_env["DATABASE_URL"]).port)
+        self.redis_port = str(urlsplit(self.db_env["REDIS_URL"]).port)
+        self.data = Path(f"/tmp/casino-cluster-{self.pg_port}")  # noqa: S108 - ops/cluster.sh's
         # supervisord: gunicorn (its workers are its children) and uvicorn.
-        self.pids = [int(p.read_text().strip()) for p in self.pidfiles(cluster) if p.exists()]
+        self.pids = pids_in(self.dir, *self.PIDFILES)
         # The rest of the stack: PostgreSQL's postmaster (its backends are its
         # children), Redis and nginx's master (its workers are children).
-        data = Path(f"/tmp/casino-cluster-{os.environ.get('CLUSTER_PG_PORT', '25433')}")  # noqa: S108 - ops/cluster.sh keeps its data there
         self.parts = {
             "gunicorn": self.supervised("gunicorn", "login"),
             "uvicorn": self.supervised(*(f"ws{i}" for i in range(ws_workers))),
-            "postgresql": pids_in(data / "pg", "postmaster.pid"),
-            "redis": pids_in(data, "redis.pid"),
-            "nginx": pids_in(cluster, "nginx.pid"),
+            "postgresql": pids_in(self.data / "pg", "postmaster.pid"),
+            "redis": pids_in(self.data, "redis.pid"),
+            "nginx": pids_in(self.dir, "nginx.pid"),
         }
         missing = [name for name, pids in self.parts.items() if not pids]
         if missing:
             self.stop()
             raise SystemExit(f"the cluster came up without {', '.join(missing)} (no pid file)")
-        self.stack_pids = [pid for pids in self.parts.values() for pid in pids]
-        self.db_env: dict[str, str] = {}
-        for line in (cluster / "env").read_text().splitlines():
-            line = line.removeprefix("export ").strip()
-            if "=" in line:
-                key, value = line.split("=", 1)
-                self.db_env[key] = value
+
+    def supervisorctl(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "supervisor.supervisorctl", "-c"]
+            + [str(self.dir / "supervisord.conf"), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
 
     def supervised(self, *names: str) -> list[int]:
-        """The pids supervisord gives for these programs (0: not running)."""
+        """The pids supervisord gives for these programs (none: not running)."""
         out = []
         for name in names:
-            done = subprocess.run(
-                [sys.executable, "-m", "supervisor.supervisorctl", "-c"]
-                + [str(self.dir / "supervisord.conf"), "pid", name],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
             with contextlib.suppress(ValueError):
-                if int(done.stdout.strip()) > 0:
-                    out.append(int(done.stdout.strip()))
+                if (pid := int(self.supervisorctl("pid", name).strip())) > 0:
+                    out.append(pid)
         return out
-
-    @classmethod
-    def pidfiles(cls, cluster: Path) -> list[Path]:
-        return [p for pattern in cls.PIDFILES for p in sorted(cluster.glob(pattern))]
 
     def ledger_env(self) -> dict[str, str]:
         return {**os.environ, **self.db_env}
 
     def log_tail(self) -> str:
         out = []
-        logs = ["gunicorn.log", *(p.name for p in sorted(self.dir.glob("ws*.log")))]
-        for log in (self.dir / name for name in logs):
-            if not log.exists():
-                continue
-            out.append(f"--- {log.name}\n" + log.read_text(errors="replace")[-1500:])
+        for log in [self.dir / "gunicorn.log", *sorted(self.dir.glob("ws*.log"))]:
+            if log.exists():
+                out.append(f"--- {log.name}\n" + log.read_text(errors="replace")[-1500:])
         return "\n".join(out)
 
     def stop(self) -> None:
         subprocess.run(["make", "--no-print-directory", "cluster-stop"], cwd=ROOT, check=False)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.make_run import free_port, make_run_command, production_env, serving, set_up_site
+from bench.stack import MakeRun, free_port
 
 requests = pytest.importorskip("requests")
 pytest.importorskip("websocket")
@@ -46,15 +46,12 @@ def load_on(site: tuple[str, str], *args: str):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """``make run``'s server with the reveal's pacing off (as bench/load.py
-    serves it): its URL and the SQLite file the ledger check reads."""
-    folder = tmp_path_factory.mktemp("load")
-    env = {**production_env(folder), "CASINO_REVEAL_DELAY": "0", "CASINO_REVEAL_FAST_DELAY": "0"}
-    set_up_site(env)
-    port = free_port()
-    with serving(make_run_command("127.0.0.1", port), env, port) as url:
-        yield url, env["CASINO_SQLITE_PATH"]
+def site():
+    """``make run``'s server as ``bench/load.py --serve make-run`` starts it:
+    its URL and the SQLite file the ledger check reads."""
+    server = MakeRun("127.0.0.1", free_port())
+    yield server.url, server.env["CASINO_SQLITE_PATH"]
+    server.stop()
 
 
 def seated_player(url: str, transport: str) -> client.Player:
@@ -85,7 +82,7 @@ def test_an_interpreter_without_locust_stops_each_bench_with_the_reason():
         done = bench(
             script,
             "--serve",
-            "single",
+            "make-run",
             "--url",
             f"http://127.0.0.1:{port}",
             python=str(BASE_PYTHON),

@@ -40,6 +40,10 @@ def script_json(value: Any) -> SafeString:
 
 
 MULTIPLIERS = (1, 10, 100)  # the chip rack's multiplier button (seed 000)
+# Chips drawn on a bet area or spot, the amount under it says the rest: the
+# same on both tables and in the browser (static/js/chips.js's STACK_SHOWN,
+# which says why five).
+STACK_SHOWN = 5
 
 
 def render_fragment(

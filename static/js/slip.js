@@ -11,12 +11,11 @@
    them back to the rack. Chips go down by a click or tap on an area, or by
    dragging (mouse) or swiping (touch) a chip from the rack onto one; the
    REMOVE tool takes the last chip off an area per click. */
-import { chipColour, dragChips, rackArrows } from "./chips.js";
+import { STACK_SHOWN, chipColour, dragChips, rackArrows } from "./chips.js";
 import { sound } from "./sound.js";
 
   var UNITS = 100;
   var MULTIPLIERS = [1, 10, 100];
-  var STACK_SHOWN = 5;
 
   function newKey() {
     if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID().replace(/-/g, "");

@@ -10,7 +10,7 @@
 // when the table is clear this draws the bet being built on them. Cards slide
 // from the shoe with the shared cards.js and cards.css.
 
-import { dragChips, rackArrows } from "./chips.js";
+import { STACK_SHOWN, dragChips, rackArrows } from "./chips.js";
 import { chipLabel, store } from "./slip.js";
 import { sound } from "./sound.js";
 import { tableSocket } from "./table_socket.js";
@@ -82,7 +82,7 @@ if (app && form) {
 
   // The chips of a stack, drawn as the server draws a round's stakes.
   function discs(stack) {
-    return stack.slice(-8).map((value, i, shown) => {
+    return stack.slice(-STACK_SHOWN).map((value, i, shown) => {
       const disc = document.createElement("span");
       // The rack's colour for this value (the server's chip_colour, shared by both games).
       disc.className = `disc chip-c${colourOf[value] ?? 0}`;

@@ -22,7 +22,13 @@ from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
 from games.models import Round, TableVersion
 from games.money import decimal_pays
-from games.presenters.common import chip_colour, chip_label, fragment_memo, settled_kind
+from games.presenters.common import (
+    STACK_SHOWN,
+    chip_colour,
+    chip_label,
+    fragment_memo,
+    settled_kind,
+)
 from games.services.war import WAR_CARD_COUNT
 
 TEMPLATE = "war/table.html"
@@ -35,7 +41,6 @@ FAST_CARD_TIME = 0.25
 # The spots on the felt, left to right, and their names in the page.
 SPOTS = ("tie_bet", "ante", "raise")
 SPOT_IDS = {"tie_bet": "tie", "ante": "ante", "raise": "raise"}
-STACK_SHOWN = 8  # chips drawn on a spot; the amount under it says the rest
 
 
 def deal_timing(*, fast: bool) -> tuple[float, float]:

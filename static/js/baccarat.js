@@ -10,7 +10,7 @@ import { celebrate } from "./win.js";
 
 
   function applyPrefs() {
-    var prefs = document.getElementById("bac-prefs");
+    const prefs = document.getElementById("bac-prefs");
     if (!prefs) return;
     sound.configure({
       sound: prefs.dataset.sound === "1",
@@ -20,20 +20,20 @@ import { celebrate } from "./win.js";
   }
 
   function openDialog(id) {
-    var dialog = document.getElementById(id);
+    const dialog = document.getElementById(id);
     if (dialog && !dialog.open) dialog.showModal();
   }
 
   function refreshRoadsDetail() {
-    var dialog = document.getElementById("bac-roads-dialog");
-    var table = document.getElementById("bac");
+    const dialog = document.getElementById("bac-roads-dialog");
+    const table = document.getElementById("bac");
     if (dialog && dialog.open && table && window.htmx) {
       window.htmx.ajax("GET", table.dataset.roadsUrl, { target: "#bac-roads-detail", swap: "innerHTML" });
     }
   }
 
   document.addEventListener("click", function (evt) {
-    var opener = evt.target.closest("[data-open-dialog]");
+    const opener = evt.target.closest("[data-open-dialog]");
     if (opener) openDialog(opener.dataset.openDialog);
     if (evt.target.closest("[data-chip-sound]")) sound.play("chip");
   });
@@ -45,21 +45,21 @@ import { celebrate } from "./win.js";
   // Cards slide out of the shoe: the first four face down as the round is
   // dealt (P, B, P, B), the third cards face up as they open. Fast play and
   // fast-forward shorten the slide; prefers-reduced-motion turns it off.
-  var reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)");
+  const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)");
 
   function fastNow() {
     return !!document.querySelector("[data-testid=speed-normal]");
   }
 
   function dealFromShoe(card, delay) {
-    var shoe = document.querySelector("#bac-board [data-shoe]");
+    const shoe = document.querySelector("#bac-board [data-shoe]");
     if (!card || !shoe || !card.animate || (reducedMotion && reducedMotion.matches)) return;
-    var from = shoe.getBoundingClientRect();
-    var to = card.getBoundingClientRect();
-    var dx = from.left + from.width / 2 - (to.left + to.width / 2);
-    var dy = from.top + from.height / 2 - (to.top + to.height / 2);
+    const from = shoe.getBoundingClientRect();
+    const to = card.getBoundingClientRect();
+    const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+    const dy = from.top + from.height / 2 - (to.top + to.height / 2);
     card.classList.add("dealing");
-    var slide = card.animate(
+    const slide = card.animate(
       [
         { transform: "translate(" + dx + "px, " + dy + "px) rotate(-24deg) scale(.55)", opacity: 0.3 },
         { transform: "none", opacity: 1 },
@@ -71,7 +71,7 @@ import { celebrate } from "./win.js";
 
   function dealt(html) {
     if (html.indexOf('data-phase="revealing"') !== -1) {
-      var gap = fastNow() ? 60 : 140;
+      const gap = fastNow() ? 60 : 140;
       ["p1", "b1", "p2", "b2"].forEach(function (slot, i) {
         dealFromShoe(document.getElementById("bac-card-" + slot), i * gap);
       });
@@ -79,22 +79,22 @@ import { celebrate } from "./win.js";
     }
     ["p3", "b3"].forEach(function (slot) {
       if (html.indexOf('id="bac-card-' + slot + '"') === -1) return;
-      var card = document.getElementById("bac-card-" + slot);
+      const card = document.getElementById("bac-card-" + slot);
       if (card && card.classList.contains("fresh")) dealFromShoe(card, 0);
     });
   }
 
   // The round's end, read out: the result line as the banner shows it.
   function announceResult() {
-    var result = document.getElementById("bac-result");
-    var out = document.getElementById("bac-announce");
+    const result = document.getElementById("bac-result");
+    const out = document.getElementById("bac-announce");
     if (!result || !out) return;
     out.textContent = result.textContent.replace(/\s+/g, " ").trim();
   }
 
   // Fragments pushed by the websocket: the deal, sounds, and the end of a round.
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
-    var html = evt.detail && evt.detail.message;
+    const html = evt.detail && evt.detail.message;
     if (typeof html !== "string") return;
     dealt(html);
     sound.playFrom(html);
@@ -107,16 +107,16 @@ import { celebrate } from "./win.js";
   });
 
   // The socket's state on <body data-ws>: "open" once the table can show a reveal.
-  var socket = tableSocket(document, document.body);
+  const socket = tableSocket(document, document.body);
   document.addEventListener("htmx:wsClose", function (evt) {
     // 4001: the session ended (logged out elsewhere, expired, deactivated): sign in again.
-    var code = evt.detail && evt.detail.event && evt.detail.event.code;
+    const code = evt.detail && evt.detail.event && evt.detail.event.code;
     if (code === 4001) window.location.assign("/accounts/login/?next=" + encodeURIComponent(window.location.pathname));
   });
 
   // Settings saved: the #bac-prefs element was swapped in again.
   document.addEventListener("htmx:oobAfterSwap", function (evt) {
-    var target = evt.detail && evt.detail.target;
+    const target = evt.detail && evt.detail.target;
     if (target && target.id === "bac-prefs") applyPrefs();
   });
   document.addEventListener("htmx:afterSettle", applyPrefs);
@@ -125,33 +125,33 @@ import { celebrate } from "./win.js";
   // BET would post), held until its answer: BET's "placed" or a refusal
   // under the slip. The slip key makes a BET sent twice one round.
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
-    var html = evt.detail && evt.detail.message;
+    const html = evt.detail && evt.detail.message;
     if (typeof html !== "string" || !socket.waiting()) return;
     if (html.indexOf('id="bac-placed"') !== -1 || html.indexOf('id="bac-slip-msg"') !== -1) socket.release();
   });
 
   // BET was accepted over HTTP but no reveal started (the socket was down):
   // the round is settled already, so a reload shows it.
-  var pendingRound = null;
+  let pendingRound = null;
   document.addEventListener("htmx:beforeRequest", function (evt) {
-    var elt = evt.detail.elt;
+    const elt = evt.detail.elt;
     if (!elt || !elt.matches || !elt.matches(".bet-button")) return;
     if (socket.open()) {
       evt.preventDefault(); // the socket carries it
       if (!socket.waiting()) socket.send("bet", new FormData(elt.form).entries(), elt);
       return;
     }
-    var phase = document.getElementById("bac-phase");
+    const phase = document.getElementById("bac-phase");
     pendingRound = phase ? phase.dataset.round : null;
   });
   document.addEventListener("htmx:afterRequest", function (evt) {
-    var elt = evt.detail.elt;
+    const elt = evt.detail.elt;
     if (!elt || !elt.matches || !elt.matches(".bet-button") || !evt.detail.successful) return;
-    var text = evt.detail.xhr ? evt.detail.xhr.responseText : "";
+    const text = evt.detail.xhr ? evt.detail.xhr.responseText : "";
     if (text.indexOf('id="bac-placed"') === -1) return; // refused: no round to wait for
-    var before = pendingRound;
+    const before = pendingRound;
     window.setTimeout(function () {
-      var phase = document.getElementById("bac-phase");
+      const phase = document.getElementById("bac-phase");
       if (phase && phase.dataset.round === before) window.location.reload();
     }, 5000);
   });
@@ -159,7 +159,7 @@ import { celebrate } from "./win.js";
   // An amount that is not one is refused with a 422 (only a forged or
   // hand-edited slip sends one): its message still goes under the slip.
   document.addEventListener("htmx:beforeSwap", function (evt) {
-    var elt = evt.detail.elt;
+    const elt = evt.detail.elt;
     if (evt.detail.xhr && evt.detail.xhr.status === 422 && elt && elt.matches && elt.matches(".bet-button")) {
       evt.detail.shouldSwap = true;
       evt.detail.isError = false;

@@ -16,16 +16,16 @@
   }
 
   function prepare(root) {
-    var scope = root && root.querySelectorAll ? root : document;
-    var cards = Array.prototype.slice.call(scope.querySelectorAll(".playing-card.dealt:not([data-deal-ready])"));
+    const scope = root && root.querySelectorAll ? root : document;
+    const cards = Array.prototype.slice.call(scope.querySelectorAll(".playing-card.dealt:not([data-deal-ready])"));
     if (scope.matches && scope.matches(".playing-card.dealt:not([data-deal-ready])")) cards.push(scope);
-    var shoe = document.querySelector("[data-shoe]");
+    const shoe = document.querySelector("[data-shoe]");
     if (!cards.length || !shoe) return cards;
-    var from = centre(shoe.getBoundingClientRect());
+    const from = centre(shoe.getBoundingClientRect());
     cards.forEach(function (card) {
       // Measure where the card sits, not where its first frame draws it.
       card.style.animation = "none";
-      var to = centre(card.getBoundingClientRect());
+      const to = centre(card.getBoundingClientRect());
       card.style.setProperty("--from-x", Math.round(from.x - to.x) + "px");
       card.style.setProperty("--from-y", Math.round(from.y - to.y) + "px");
       card.style.animation = "";
@@ -35,7 +35,7 @@
   }
 
   function fromEvent(evt) {
-    var d = evt.detail || {};
+    const d = evt.detail || {};
     prepare(d.target && d.target.isConnected ? d.target : document);
   }
 

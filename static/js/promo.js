@@ -10,15 +10,15 @@
    the dialog stops the clip; opening it again starts over. The canvas's
    data-* attributes carry the translated texts. */
 
-  var dialog = null;
-  var canvas = null;
-  var ctx = null;
-  var seconds = 12;
-  var elapsed = 0;
-  var last = 0;
-  var frame = 0;
-  var running = false;
-  var text = {};
+  let dialog = null;
+  let canvas = null;
+  let ctx = null;
+  let seconds = 12;
+  let elapsed = 0;
+  let last = 0;
+  let frame = 0;
+  let running = false;
+  const text = {};
 
   function clamp(v) { return Math.max(0, Math.min(1, v)); }
   function ease(v) { v = clamp(v); return v * v * (3 - 2 * v); }
@@ -45,7 +45,7 @@
     ctx.fillRect(x, y, w, h);
     ctx.strokeStyle = "#b02238";
     ctx.lineWidth = 4;
-    for (var i = -h; i < w + h; i += 11) {
+    for (let i = -h; i < w + h; i += 11) {
       ctx.beginPath();
       ctx.moveTo(x + i, y);
       ctx.lineTo(x + i - h, y + h);
@@ -55,7 +55,7 @@
   }
 
   // A nine of hearts: the pips a squeeze slowly uncovers.
-  var NINE = [[.3, .18], [.7, .18], [.3, .39], [.7, .39], [.5, .5], [.3, .61], [.7, .61], [.3, .82], [.7, .82]];
+  const NINE = [[.3, .18], [.7, .18], [.3, .39], [.7, .39], [.5, .5], [.3, .61], [.7, .61], [.3, .82], [.7, .82]];
 
   function cardFace(x, y, w, h, withIndex) {
     rounded(x, y, w, h, 8);
@@ -84,8 +84,8 @@
   }
 
   function draw(t) {
-    var W = canvas.width, H = canvas.height;
-    var g = ctx.createRadialGradient(W / 2, 0, 40, W / 2, H / 2, W * 0.75);
+    const W = canvas.width, H = canvas.height;
+    const g = ctx.createRadialGradient(W / 2, 0, 40, W / 2, H / 2, W * 0.75);
     g.addColorStop(0, "#1d7a4c");
     g.addColorStop(1, "#06301c");
     ctx.fillStyle = g;
@@ -96,14 +96,14 @@
     ctx.stroke();
 
     // 0-2.5 s: the title.
-    var a = phase(t, 0, 1.2) * (1 - phase(t, 2.2, 2.8));
+    const a = phase(t, 0, 1.2) * (1 - phase(t, 2.2, 2.8));
     if (a > 0) title(text.title, H / 2, 40 + 30 * phase(t, 0, 1.2), a);
 
     // 2.5-5 s: two cards dealt face down.
-    var cw = 92, ch = 130;
+    const cw = 92, ch = 130;
     if (t > 2.5 && t < 9.6) {
-      var d = phase(t, 2.5, 3.6);
-      var shrink = 1 - phase(t, 4.6, 5.2);
+      const d = phase(t, 2.5, 3.6);
+      const shrink = 1 - phase(t, 4.6, 5.2);
       ctx.globalAlpha = shrink;
       cardBack(W * 0.3 - cw / 2, -ch + (H * 0.35 + ch) * d, cw, ch);
       cardBack(W * 0.7 - cw / 2, -ch + (H * 0.35 + ch) * phase(t, 2.9, 4.0), cw, ch);
@@ -117,13 +117,13 @@
 
     // 5-9.6 s: the player's card, big, lifted from its corner; the navigator beside it.
     if (t >= 5) {
-      var bw = 150, bh = 210, bx = W * 0.3 - bw / 2, by = H / 2 - bh / 2 + 6;
-      var lift = phase(t, 5.6, 8.6) * 0.75;
-      var flip = phase(t, 9.2, 9.8);
+      const bw = 150, bh = 210, bx = W * 0.3 - bw / 2, by = H / 2 - bh / 2 + 6;
+      const lift = phase(t, 5.6, 8.6) * 0.75;
+      const flip = phase(t, 9.2, 9.8);
       if (flip <= 0) {
         cardFace(bx, by, bw, bh, false);
         // The back covers all but the corner triangle lifted so far.
-        var k = lift * (bw + bh);
+        const k = lift * (bw + bh);
         ctx.save();
         ctx.beginPath();
         ctx.moveTo(bx, by);
@@ -137,7 +137,7 @@
         ctx.restore();
         if (k > 4) {
           // The flap along the fold, light at the crease.
-          var fg = ctx.createLinearGradient(bx + bw - k / 2, by + bh - k / 2, bx + bw - k * 0.8, by + bh - k * 0.8);
+          const fg = ctx.createLinearGradient(bx + bw - k / 2, by + bh - k / 2, bx + bw - k * 0.8, by + bh - k * 0.8);
           fg.addColorStop(0, "#fff4f4");
           fg.addColorStop(1, "#9c1a2c");
           ctx.beginPath();
@@ -150,7 +150,7 @@
           ctx.fill();
         }
       } else {
-        var sx = Math.abs(Math.cos(flip * Math.PI));
+        const sx = Math.abs(Math.cos(flip * Math.PI));
         ctx.save();
         ctx.translate(bx + bw / 2, 0);
         ctx.scale(Math.max(0.02, sx), 1);
@@ -160,9 +160,9 @@
       }
 
       // The navigator: CHANCE NO. with 0, 8 and 9 lighting up.
-      var na = phase(t, 6, 6.8);
+      const na = phase(t, 6, 6.8);
       ctx.globalAlpha = na;
-      var nx = W * 0.55, ny = H / 2 - 86;
+      const nx = W * 0.55, ny = H / 2 - 86;
       ctx.fillStyle = "rgba(0,0,0,.45)";
       rounded(nx, ny, 240, 150, 12);
       ctx.fill();
@@ -172,10 +172,10 @@
       ctx.font = "bold 18px sans-serif";
       ctx.textAlign = "left";
       ctx.fillText(text.chance, nx + 14, ny + 24);
-      var hits = { 0: 7, 8: 7.5, 9: 8 };
-      for (var v = 0; v < 10; v++) {
-        var cx = nx + 14 + (v % 5) * 44, cy = ny + 44 + Math.floor(v / 5) * 48;
-        var on = hits[v] !== undefined && t >= hits[v];
+      const hits = { 0: 7, 8: 7.5, 9: 8 };
+      for (let v = 0; v < 10; v++) {
+        const cx = nx + 14 + (v % 5) * 44, cy = ny + 44 + Math.floor(v / 5) * 48;
+        const on = hits[v] !== undefined && t >= hits[v];
         ctx.fillStyle = on ? "#d4af37" : "rgba(255,255,255,.1)";
         rounded(cx, cy, 38, 40, 8);
         ctx.fill();
@@ -188,7 +188,7 @@
     }
 
     // 9.8-12 s: what the squeeze is.
-    var b = phase(t, 9.9, 10.6);
+    const b = phase(t, 9.9, 10.6);
     if (b > 0) {
       title(text.line1, 34, 24, b);
       title(text.line2, H - 30, 16, phase(t, 10.4, 11.1), "#f4f1e8");
@@ -196,7 +196,7 @@
   }
 
   function progress() {
-    var bar = document.getElementById("bac-promo-progress");
+    const bar = document.getElementById("bac-promo-progress");
     if (bar) bar.value = Math.min(seconds, elapsed);
   }
 
@@ -216,7 +216,7 @@
   }
 
   function post(id) {
-    var form = document.getElementById(id);
+    const form = document.getElementById(id);
     if (form && window.htmx) window.htmx.trigger(form, "submit");
   }
 
@@ -229,7 +229,7 @@
     ["title", "line1", "line2", "line3", "player", "banker", "chance"].forEach(function (k) {
       text[k] = canvas.dataset[k] || "";
     });
-    var msg = document.getElementById("bac-promo-msg");
+    const msg = document.getElementById("bac-promo-msg");
     if (msg) msg.textContent = "";
     if (!dialog.open) dialog.showModal();
     cancelAnimationFrame(frame);
@@ -259,9 +259,9 @@
 
   // The server's answer to the end: unlocked (a note) or not (an error).
   document.addEventListener("htmx:oobAfterSwap", function (evt) {
-    var target = evt.detail && evt.detail.target;
+    const target = evt.detail && evt.detail.target;
     if (!target || target.id !== "bac-promo-msg" || !dialog) return;
-    var msg = document.getElementById("bac-promo-msg"); // the new element (target was replaced)
+    const msg = document.getElementById("bac-promo-msg"); // the new element (target was replaced)
     if (msg && msg.querySelector("[data-testid=promo-note]")) {
       if (ctx) {
         ctx.fillStyle = "rgba(0,0,0,.65)";

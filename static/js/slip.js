@@ -14,12 +14,12 @@
 import { STACK_SHOWN, chipColour, dragChips, rackArrows } from "./chips.js";
 import { sound } from "./sound.js";
 
-  var UNITS = 100;
-  var MULTIPLIERS = [1, 10, 100];
+  const UNITS = 100;
+  const MULTIPLIERS = [1, 10, 100];
 
   function newKey() {
     if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID().replace(/-/g, "");
-    var bytes = new Uint8Array(16);
+    const bytes = new Uint8Array(16);
     window.crypto.getRandomValues(bytes);
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
@@ -28,23 +28,23 @@ import { sound } from "./sound.js";
 
   // 1234 -> "12.34", 123400 -> "1,234": cents only when there are some.
   function formatChips(units) {
-    var sign = units < 0 ? "-" : "";
+    const sign = units < 0 ? "-" : "";
     units = Math.abs(Math.round(units));
-    var cents = units % UNITS;
-    var text = Math.floor(units / UNITS).toLocaleString("en-US");
+    const cents = units % UNITS;
+    const text = Math.floor(units / UNITS).toLocaleString("en-US");
     return sign + text + (cents ? "." + pad2(cents) : "");
   }
 
   // The number a form field carries: chips, with cents when there are some.
   function chipsField(units) {
     if (!units) return "";
-    var cents = units % UNITS;
+    const cents = units % UNITS;
     return Math.floor(units / UNITS) + (cents ? "." + pad2(cents) : "");
   }
 
   // A chip's face from its value in units: 0.1, 5, 1K, 2.5K, 1M.
   function chipLabel(units) {
-    var chips = units / UNITS;
+    const chips = units / UNITS;
     if (chips >= 1000000 && chips % 100000 === 0) return chips / 1000000 + "M";
     if (chips >= 1000 && chips % 100 === 0) return chips / 1000 + "K";
     if (units % UNITS) return String(Math.round(units) / UNITS);
@@ -60,7 +60,7 @@ import { sound } from "./sound.js";
   }
 
   function readJson(id) {
-    var el = document.getElementById(id);
+    const el = document.getElementById(id);
     try { return JSON.parse(el ? el.textContent : "{}") || {}; } catch (e) { return {}; }
   }
 
@@ -70,12 +70,12 @@ import { sound } from "./sound.js";
     this.chips = Array.prototype.map.call(form.querySelectorAll("[data-slip-chip]"), function (input) {
       return Number(input.dataset.slipChip);
     });
-    var saved = {};
+    let saved = {};
     try { saved = JSON.parse(window.sessionStorage.getItem(this.storageKey) || "null") || {}; } catch (e) { saved = {}; }
-    var areas = this.limits().areas || {};
+    const areas = this.limits().areas || {};
     this.stacks = {};
-    for (var area in saved.stacks || {}) {
-      var stack = (saved.stacks[area] || []).filter(function (v) { return Number.isInteger(v) && v > 0; });
+    for (const area in saved.stacks || {}) {
+      const stack = (saved.stacks[area] || []).filter(function (v) { return Number.isInteger(v) && v > 0; });
       if (areas[area] && stack.length) this.stacks[area] = stack;
     }
     this.key = typeof saved.key === "string" && saved.key ? saved.key : newKey();
@@ -88,16 +88,16 @@ import { sound } from "./sound.js";
   // The balance a chip is checked against is the one the table shows
   // (#bac-wallet, swapped by the reveal's deal and result), not BET's answer.
   BetSlip.prototype.limits = function () {
-    var limits = readJson("bac-slip-limits");
-    var wallet = document.getElementById("bac-wallet");
+    const limits = readJson("bac-slip-limits");
+    const wallet = document.getElementById("bac-wallet");
     if (limits && wallet && wallet.dataset.balance) limits.balance = Number(wallet.dataset.balance);
     return limits;
   };
 
   BetSlip.prototype.bets = function () {
-    var out = {};
-    for (var area in this.stacks) {
-      var amount = sum(this.stacks[area]);
+    const out = {};
+    for (const area in this.stacks) {
+      const amount = sum(this.stacks[area]);
       if (amount) out[area] = amount;
     }
     return out;
@@ -105,19 +105,19 @@ import { sound } from "./sound.js";
 
   // What BET sends: the slip being built, or (when it is empty) the stakes on the felt again.
   BetSlip.prototype.toSend = function () {
-    var bets = this.bets();
+    const bets = this.bets();
     if (!Object.keys(bets).length && this.placed) return Object.assign({}, this.placed);
     return bets;
   };
 
   BetSlip.prototype.total = function (bets) {
-    var all = 0;
-    for (var area in bets) all += bets[area];
+    let all = 0;
+    for (const area in bets) all += bets[area];
     return all;
   };
 
   BetSlip.prototype.revealing = function () {
-    var phase = document.getElementById("bac-phase");
+    const phase = document.getElementById("bac-phase");
     return !!phase && phase.dataset.phase === "revealing";
   };
 
@@ -130,11 +130,11 @@ import { sound } from "./sound.js";
   };
 
   BetSlip.prototype.message = function (kind, text) {
-    var box = document.getElementById("bac-slip-msg");
+    const box = document.getElementById("bac-slip-msg");
     if (!box) return;
     box.replaceChildren();
     if (!text) return;
-    var p = document.createElement("p");
+    const p = document.createElement("p");
     p.className = "slip-msg " + kind;
     p.setAttribute("role", kind === "error" ? "alert" : "status");
     p.dataset.testid = kind === "error" ? "slip-error" : "slip-note";
@@ -143,17 +143,17 @@ import { sound } from "./sound.js";
   };
 
   BetSlip.prototype.label = function (area) {
-    var el = this.form.querySelector('[data-area="' + area + '"]');
+    const el = this.form.querySelector('[data-area="' + area + '"]');
     return el ? el.dataset.label : area;
   };
 
   // Why ``bets`` cannot be the slip, or "" when it can.
   BetSlip.prototype.refusal = function (bets) {
-    var limits = this.limits();
-    var d = this.form.dataset;
-    var total = 0;
-    for (var area in bets) {
-      var range = (limits.areas || {})[area];
+    const limits = this.limits();
+    const d = this.form.dataset;
+    let total = 0;
+    for (const area in bets) {
+      const range = (limits.areas || {})[area];
       if (!range) return "?";
       if (bets[area] > range[1]) return fill(d.msgAreaMax, { area: this.label(area), max: formatChips(range[1]) });
       total += bets[area];
@@ -181,10 +181,10 @@ import { sound } from "./sound.js";
     if (this.revealing()) return false;
     if (this.removing) return this.takeOff(area);
     this.startNew();
-    var units = (value || this.chip) * this.mult;
-    var next = this.bets();
+    const units = (value || this.chip) * this.mult;
+    const next = this.bets();
     next[area] = (next[area] || 0) + units;
-    var why = this.refusal(next);
+    const why = this.refusal(next);
     if (why) {
       this.message("error", why);
       this.render();
@@ -197,7 +197,7 @@ import { sound } from "./sound.js";
   };
 
   BetSlip.prototype.takeOff = function (area) {
-    var stack = this.stacks[area];
+    const stack = this.stacks[area];
     if (!stack || !stack.length) return false;
     stack.pop();
     if (!stack.length) delete this.stacks[area];
@@ -221,11 +221,11 @@ import { sound } from "./sound.js";
   };
 
   BetSlip.prototype.asStacks = function (bets) {
-    var denoms = this.denominations().slice().reverse();
-    var out = {};
-    for (var area in bets) {
-      var left = bets[area];
-      var stack = [];
+    const denoms = this.denominations().slice().reverse();
+    const out = {};
+    for (const area in bets) {
+      let left = bets[area];
+      const stack = [];
       denoms.forEach(function (value) {
         while (left >= value) { stack.push(value); left -= value; }
       });
@@ -237,14 +237,14 @@ import { sound } from "./sound.js";
 
   BetSlip.prototype.rebet = function (which) {
     if (this.revealing()) return;
-    var data = readJson("bac-rebet");
+    const data = readJson("bac-rebet");
     if (!Object.keys(data.once || {}).length) {
       this.message("error", this.form.dataset.msgNoRebet);
       return;
     }
     this.startNew();
     this.stacks = this.asStacks(data[which] || {});
-    var capped = data[which + "_capped"];
+    const capped = data[which + "_capped"];
     this.message(capped ? "note" : "", capped ? this.form.dataset.msgCapped : "");
     this.render();
   };
@@ -264,7 +264,7 @@ import { sound } from "./sound.js";
   };
 
   BetSlip.prototype.denominations = function () {
-    var out = [];
+    const out = [];
     this.chips.forEach(function (chip) {
       MULTIPLIERS.forEach(function (m) { if (out.indexOf(chip * m) === -1) out.push(chip * m); });
     });
@@ -274,8 +274,8 @@ import { sound } from "./sound.js";
   // The chips drawn on an area: its own chips (the last STACK_SHOWN), or the
   // largest chips that make up an amount (the stakes of a round already bet).
   BetSlip.prototype.discs = function (area) {
-    var denoms = this.denominations();
-    var values;
+    const denoms = this.denominations();
+    let values;
     if (this.placed && !Object.keys(this.stacks).length) {
       values = (this.asStacks({ x: this.placed[area] || 0 }).x || []);
     } else {
@@ -288,14 +288,14 @@ import { sound } from "./sound.js";
 
   // The most one more chip could add anywhere, and the least an area takes.
   BetSlip.prototype.room = function () {
-    var limits = this.limits();
-    var bets = this.placed && !Object.keys(this.stacks).length ? {} : this.bets();
-    var total = this.total(bets);
-    var left = Math.min(limits.max_bet - total, limits.balance - total);
-    var most = 0;
-    var least = Infinity;
-    for (var area in limits.areas || {}) {
-      var range = limits.areas[area];
+    const limits = this.limits();
+    const bets = this.placed && !Object.keys(this.stacks).length ? {} : this.bets();
+    const total = this.total(bets);
+    const left = Math.min(limits.max_bet - total, limits.balance - total);
+    let most = 0;
+    let least = Infinity;
+    for (const area in limits.areas || {}) {
+      const range = limits.areas[area];
       least = Math.min(least, range[0]);
       if ((area === "player" && bets.banker) || (area === "banker" && bets.player)) continue;
       most = Math.max(most, Math.min(range[1] - (bets[area] || 0), left));
@@ -304,24 +304,24 @@ import { sound } from "./sound.js";
   };
 
   BetSlip.prototype.render = function () {
-    var self = this;
-    var building = this.bets();
-    var shown = Object.keys(building).length || !this.placed ? building : this.placed;
-    var sending = this.toSend();
-    var locked = !!this.placed && !Object.keys(building).length;
+    const self = this;
+    const building = this.bets();
+    const shown = Object.keys(building).length || !this.placed ? building : this.placed;
+    const sending = this.toSend();
+    const locked = !!this.placed && !Object.keys(building).length;
     this.form.classList.toggle("slip-locked", locked);
     this.form.classList.toggle("removing", this.removing);
     this.form.querySelectorAll("[data-slip-amount]").forEach(function (input) {
       input.value = chipsField(sending[input.dataset.slipAmount] || 0);
     });
     this.form.querySelectorAll("[data-slip-stack]").forEach(function (box) {
-      var area = box.dataset.slipStack;
-      var amount = shown[area] || 0;
+      const area = box.dataset.slipStack;
+      const amount = shown[area] || 0;
       box.classList.toggle("has-bet", amount > 0);
       box.closest(".area").classList.toggle("staked", amount > 0);
-      var pile = box.querySelector(".stack");
+      const pile = box.querySelector(".stack");
       pile.replaceChildren.apply(pile, self.discs(area).map(function (chip, i) {
-        var disc = document.createElement("span");
+        const disc = document.createElement("span");
         disc.className = "chip chip-c" + chip.colour;
         disc.style.setProperty("--i", i);
         disc.textContent = chipLabel(chip.value);
@@ -329,27 +329,27 @@ import { sound } from "./sound.js";
       }));
       box.querySelector(".area-amount").textContent = amount ? formatChips(amount) : "";
     });
-    var denoms = this.denominations();
-    var room = this.room();
+    const denoms = this.denominations();
+    const room = this.room();
     this.form.querySelectorAll("[data-slip-chip]").forEach(function (input) {
-      var base = Number(input.dataset.slipChip);
-      var value = base * self.mult;
+      const base = Number(input.dataset.slipChip);
+      const value = base * self.mult;
       input.checked = base === self.chip;
-      var face = input.parentElement.querySelector(".chip");
+      const face = input.parentElement.querySelector(".chip");
       face.textContent = chipLabel(value);
       face.className = "chip chip-c" + chipColour(value, denoms);
-      var unavailable = value > room.most || value < room.least;
+      const unavailable = value > room.most || value < room.least;
       input.parentElement.classList.toggle("unavailable", unavailable);
       input.parentElement.setAttribute("aria-disabled", unavailable ? "true" : "false");
     });
-    var mult = this.form.querySelector("[data-slip-mult]");
+    const mult = this.form.querySelector("[data-slip-mult]");
     if (mult) mult.textContent = "×" + this.mult;
-    var remove = this.form.querySelector("[data-slip-remove]");
+    const remove = this.form.querySelector("[data-slip-remove]");
     if (remove) remove.setAttribute("aria-pressed", this.removing ? "true" : "false");
-    var key = this.form.querySelector("[data-slip-key]");
+    const key = this.form.querySelector("[data-slip-key]");
     if (key) key.value = this.key;
-    var total = this.total(shown);
-    var totalEl = document.getElementById("bac-bet-total");
+    const total = this.total(shown);
+    const totalEl = document.getElementById("bac-bet-total");
     if (totalEl) {
       totalEl.dataset.total = String(total);
       totalEl.textContent = formatChips(total);
@@ -361,21 +361,21 @@ import { sound } from "./sound.js";
 
   // The SQUEEZE toggle says plainly whether the squeeze is there this round, and why.
   BetSlip.prototype.renderSqueeze = function (bets) {
-    var toggle = document.getElementById("bac-squeeze-toggle");
+    const toggle = document.getElementById("bac-squeeze-toggle");
     if (!toggle) return;
-    var total = this.total(bets);
-    var byPromo = toggle.dataset.byPromo === "1";
-    var unlocked = byPromo || total >= Number(toggle.dataset.threshold || 0);
-    var side = !!(bets.player || bets.banker);
-    var on = toggle.dataset.on === "1";
+    const total = this.total(bets);
+    const byPromo = toggle.dataset.byPromo === "1";
+    const unlocked = byPromo || total >= Number(toggle.dataset.threshold || 0);
+    const side = !!(bets.player || bets.banker);
+    const on = toggle.dataset.on === "1";
     toggle.dataset.unlocked = unlocked ? "1" : "0";
     toggle.classList.toggle("unlocked", unlocked);
     toggle.classList.toggle("locked", !unlocked);
-    var state = toggle.querySelector(".squeeze-state");
+    const state = toggle.querySelector(".squeeze-state");
     if (state) state.textContent = unlocked ? (on ? state.dataset.onText : state.dataset.offText) : "";
-    var lock = toggle.querySelector(".squeeze-lock");
+    const lock = toggle.querySelector(".squeeze-lock");
     if (!lock) return;
-    var d = toggle.dataset;
+    const d = toggle.dataset;
     if (!unlocked) lock.textContent = d.textLocked;
     else if (total && !side) lock.textContent = d.textSide;
     else if (byPromo) lock.textContent = d.textPromo;
@@ -388,7 +388,7 @@ import { sound } from "./sound.js";
   };
 
   function store(name) {
-    var key = "slip:" + name;
+    const key = "slip:" + name;
     return {
       load: function () {
         try { return JSON.parse(window.sessionStorage.getItem(key) || "null"); } catch (e) { return null; }
@@ -403,17 +403,17 @@ import { sound } from "./sound.js";
 
   // The Baccarat table's slip (War builds its bet in war.js with store()).
   function start(form) {
-  var slip = new BetSlip(form);
-  var sent = null;
+  const slip = new BetSlip(form);
+  let sent = null;
 
   form.addEventListener("click", function (evt) {
-    var area = evt.target.closest("[data-slip-area]");
+    const area = evt.target.closest("[data-slip-area]");
     if (area) { slip.add(area.dataset.slipArea); return; }
     if (evt.target.closest("[data-slip-mult]")) { slip.cycleMultiplier(); return; }
     if (evt.target.closest("[data-slip-clear]")) { slip.clear(); return; }
     if (evt.target.closest("[data-slip-new]")) { slip.newBet(); return; }
     if (evt.target.closest("[data-slip-remove]")) { slip.removing = !slip.removing; slip.render(); return; }
-    var rebet = evt.target.closest("[data-slip-rebet]");
+    const rebet = evt.target.closest("[data-slip-rebet]");
     if (rebet) slip.rebet(rebet.dataset.slipRebet);
   });
   form.addEventListener("change", function (evt) {
@@ -423,7 +423,7 @@ import { sound } from "./sound.js";
       slip.render();
     }
   });
-  var strip = form.querySelector("[data-rack-chips]");
+  const strip = form.querySelector("[data-rack-chips]");
   if (strip) slip.drawArrows = rackArrows(strip, form.querySelectorAll("[data-rack-scroll]"));
   // A chip dragged (mouse) or swiped (touch) from the rack lands on the area under the pointer.
   dragChips({
@@ -431,7 +431,7 @@ import { sound } from "./sound.js";
     chip: "[data-chip-drag]",
     valueOf: function (face) { return Number(face.dataset.chipDrag); },
     targetAt: function (el) {
-      var area = el.closest("[data-area]");
+      const area = el.closest("[data-area]");
       return area && form.contains(area) ? area : null;
     },
     drop: function (area, value) {
@@ -446,31 +446,31 @@ import { sound } from "./sound.js";
   // The toggle and the squeeze stage are swapped by htmx: draw the slip's state on them again.
   document.addEventListener("htmx:afterSettle", function () { slip.render(); });
   document.addEventListener("htmx:beforeRequest", function (evt) {
-    var elt = evt.detail.elt;
+    const elt = evt.detail.elt;
     if (elt && elt.matches && elt.matches(".bet-button")) sent = slip.toSend();
   });
   document.addEventListener("htmx:afterRequest", function (evt) {
-    var elt = evt.detail.elt;
+    const elt = evt.detail.elt;
     if (!elt || !elt.matches || !elt.matches(".bet-button") || !evt.detail.successful) return;
-    var text = evt.detail.xhr ? evt.detail.xhr.responseText : "";
+    const text = evt.detail.xhr ? evt.detail.xhr.responseText : "";
     if (text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
   });
   // BET over the table's socket (baccarat.js): its answer is a message, and
   // what the socket swaps (the toggle, the squeeze stage) is drawn again.
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
-    var text = evt.detail && evt.detail.message;
+    const text = evt.detail && evt.detail.message;
     if (typeof text === "string" && text.indexOf('id="bac-placed"') !== -1) slip.spent(sent || {});
     else slip.render();
   });
   slip.render();
   // The chosen chip (kept over a reload) starts in sight, not behind an arrow.
-  var chosen = form.querySelector("[data-slip-chip]:checked");
-  var pick = chosen && chosen.closest(".chip-pick");
+  const chosen = form.querySelector("[data-slip-chip]:checked");
+  const pick = chosen && chosen.closest(".chip-pick");
   if (strip && pick) {
-    var over = pick.getBoundingClientRect().right - strip.getBoundingClientRect().right;
+    const over = pick.getBoundingClientRect().right - strip.getBoundingClientRect().right;
     if (over > 0) strip.scrollLeft += over + 4;
   }
   }
 
-  var slipForm = document.querySelector("form[data-slip-table]");
+  const slipForm = document.querySelector("form[data-slip-table]");
   if (slipForm) start(slipForm);

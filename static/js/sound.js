@@ -18,18 +18,18 @@
    once, before the save. */
 const global = window;
 
-  var prefs = { sound: true, effects: true, music: false, volume: 70 };
-  var BASE_GAIN = 0.5; // the master gain at full volume
-  var ctx = null;
-  var master = null;
-  var musicBus = null;
-  var musicTimer = null;
-  var nextBar = 0;
-  var bar = 0;
+  const prefs = { sound: true, effects: true, music: false, volume: 70 };
+  const BASE_GAIN = 0.5; // the master gain at full volume
+  let ctx = null;
+  let master = null;
+  let musicBus = null;
+  let musicTimer = null;
+  let nextBar = 0;
+  let bar = 0;
 
   function audio() {
     if (!ctx) {
-      var AC = global.AudioContext || global.webkitAudioContext;
+      const AC = global.AudioContext || global.webkitAudioContext;
       if (!AC) return null;
       ctx = new AC();
       master = ctx.createGain();
@@ -47,8 +47,8 @@ const global = window;
   }
 
   function tone(freq, t, dur, type, peak, out) {
-    var osc = ctx.createOscillator();
-    var gain = ctx.createGain();
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
     osc.type = type || "sine";
     osc.frequency.setValueAtTime(freq, t);
     envelope(gain, t, peak || 0.2, 0.01, dur);
@@ -58,22 +58,22 @@ const global = window;
   }
 
   function noise(t, dur, peak, filterFreq, filterType) {
-    var length = Math.max(1, Math.floor(ctx.sampleRate * dur));
-    var buffer = ctx.createBuffer(1, length, ctx.sampleRate);
-    var data = buffer.getChannelData(0);
-    for (var i = 0; i < length; i++) data[i] = Math.random() * 2 - 1;
-    var src = ctx.createBufferSource();
+    const length = Math.max(1, Math.floor(ctx.sampleRate * dur));
+    const buffer = ctx.createBuffer(1, length, ctx.sampleRate);
+    const data = buffer.getChannelData(0);
+    for (let i = 0; i < length; i++) data[i] = Math.random() * 2 - 1;
+    const src = ctx.createBufferSource();
     src.buffer = buffer;
-    var filter = ctx.createBiquadFilter();
+    const filter = ctx.createBiquadFilter();
     filter.type = filterType || "bandpass";
     filter.frequency.value = filterFreq;
-    var gain = ctx.createGain();
+    const gain = ctx.createGain();
     envelope(gain, t, peak, 0.004, dur);
     src.connect(filter).connect(gain).connect(master);
     src.start(t);
   }
 
-  var effects = {
+  const effects = {
     // Two clay chips knocking: a bright click and a short resonant tick.
     chip: function (t) {
       noise(t, 0.05, 0.5, 3800, "bandpass");
@@ -109,9 +109,9 @@ const global = window;
 
   function playFrom(html) {
     if (!html) return;
-    var seen = {};
-    var re = /data-sound="([a-z]+)"/g;
-    var m;
+    const seen = {};
+    const re = /data-sound="([a-z]+)"/g;
+    let m;
     while ((m = re.exec(html))) {
       if (!seen[m[1]]) {
         seen[m[1]] = true;
@@ -121,21 +121,21 @@ const global = window;
   }
 
   // --- background music: a slow four-chord pad with a gentle bass -------------
-  var CHORDS = [
+  const CHORDS = [
     [220.0, 261.63, 329.63], // Am
     [174.61, 220.0, 261.63], // F
     [196.0, 246.94, 293.66], // G
     [164.81, 207.65, 246.94], // E
   ];
-  var BAR = 2.4; // seconds
+  const BAR = 2.4; // seconds
 
   function scheduleMusic() {
     if (!ctx || !musicBus) return;
     while (nextBar < ctx.currentTime + BAR * 1.5) {
-      var chord = CHORDS[bar % CHORDS.length];
+      const chord = CHORDS[bar % CHORDS.length];
       chord.forEach(function (f) {
-        var osc = ctx.createOscillator();
-        var gain = ctx.createGain();
+        const osc = ctx.createOscillator();
+        const gain = ctx.createGain();
         osc.type = "sine";
         osc.frequency.value = f;
         gain.gain.setValueAtTime(0.0001, nextBar);
@@ -166,7 +166,7 @@ const global = window;
     if (musicTimer) global.clearInterval(musicTimer);
     musicTimer = null;
     if (musicBus) {
-      var bus = musicBus;
+      const bus = musicBus;
       musicBus = null;
       bus.gain.setTargetAtTime(0.0001, ctx.currentTime, 0.2);
       global.setTimeout(function () { bus.disconnect(); }, 1200);
@@ -180,12 +180,12 @@ const global = window;
 
   // Loudness is heard roughly on a log scale: a squared slider feels even.
   function gainFor(level) {
-    var v = Math.max(0, Math.min(100, Number(level) || 0)) / 100;
+    const v = Math.max(0, Math.min(100, Number(level) || 0)) / 100;
     return BASE_GAIN * v * v;
   }
 
   function setVolume(level) {
-    var n = Number(level);
+    const n = Number(level);
     if (!isFinite(n)) return;
     prefs.volume = Math.max(0, Math.min(100, Math.round(n)));
     if (ctx && master) master.gain.setTargetAtTime(gainFor(prefs.volume), ctx.currentTime, 0.02);
@@ -211,9 +211,9 @@ const global = window;
 
   // --- the table's mute button and volume slider -------------------------------
   function syncControls() {
-    var stored = global.document.querySelector("[data-sound-prefs]");
+    const stored = global.document.querySelector("[data-sound-prefs]");
     if (!stored) return;
-    var on = stored.dataset.sound === "1";
+    const on = stored.dataset.sound === "1";
     prefs.sound = on;
     if (stored.dataset.volume !== undefined) setVolume(stored.dataset.volume);
     applyMusic();
@@ -234,7 +234,7 @@ const global = window;
     if (evt.target.matches && evt.target.matches("[data-sound-volume]")) setVolume(evt.target.value);
   });
   global.document.addEventListener("htmx:oobAfterSwap", function (evt) {
-    var target = evt.detail && evt.detail.target;
+    const target = evt.detail && evt.detail.target;
     if (target && target.matches && target.matches("[data-sound-prefs]")) syncControls();
   });
   if (global.document.readyState === "loading") {
@@ -260,5 +260,3 @@ export const sound = {
   play: play,
   playFrom: playFrom,
 };
-// What is applied now, for the browser tests and debugging (nothing on the page reads it).
-window.CasinoSound = { state: state };

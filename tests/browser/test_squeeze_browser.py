@@ -89,7 +89,7 @@ def peel_state(page) -> dict | None:
 
 def index_visibility(page) -> str:
     return page.evaluate(
-        "() => getComputedStyle(document.querySelector('#bac-peel-face .index')).visibility"
+        "() => getComputedStyle(document.querySelector('#bac-peel-face .pc-corner')).visibility"
     )
 
 

@@ -146,6 +146,20 @@ class CardFace:
     peeling: bool = False  # face down in its slot while the player peels it (squeeze)
 
 
+def card_view(code: str, *, deal_delay: str | None = None) -> dict[str, Any]:
+    """A card face up as templates/games/card.html#card reads it (``deal_delay``:
+    seconds as text when it slides in from the shoe)."""
+    card = Card.parse(code)
+    return {
+        "code": str(card),
+        "rank": rank_label(card.rank),
+        "suit": suit_symbol(card.suit),
+        "red": is_red(card.suit),
+        "face_down": False,
+        "deal_delay": deal_delay,
+    }
+
+
 def card_face(slot: str, code: str, *, fresh: bool = False) -> CardFace:
     card = Card.parse(code)
     return CardFace(

@@ -17,8 +17,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from games.cards import Card
-from games.display import UNITS_PER_CHIP, is_red, rank_label, suit_symbol
+from games.display import UNITS_PER_CHIP
 from games.labels import AREA_LABELS, WAR_RESULT_LABELS
 from games.models import Round, TableVersion
 from games.money import decimal_pays
@@ -28,6 +27,9 @@ from games.presenters.common import (
     chip_label,
     fragment_memo,
     settled_kind,
+)
+from games.presenters.common import (
+    card_view as common_card_view,
 )
 from games.services.war import WAR_CARD_COUNT
 
@@ -63,15 +65,7 @@ def card_view(
             "face_down": True,
             "deal_delay": delay,
         }
-    card = Card.parse(code)
-    return {
-        "code": str(card),
-        "rank": rank_label(card.rank),
-        "suit": suit_symbol(card.suit),
-        "red": is_red(card.suit),
-        "face_down": False,
-        "deal_delay": delay,
-    }
+    return common_card_view(code, deal_delay=delay)
 
 
 def stake_stack(chips: Sequence[int], amount: int) -> list[dict[str, Any]]:

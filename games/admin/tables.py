@@ -15,6 +15,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
+from django.forms import Script
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.urls import path
@@ -82,7 +83,7 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
 
     class Media:
         css = {"all": ("css/admin.css",)}
-        js = ("js/admin_rtp.js",)
+        js = (Script("js/admin_rtp.js", type="module"),)
 
     def has_delete_permission(self, request, obj=None) -> bool:
         # Rounds point at tables and their versions: close a table instead.

@@ -40,6 +40,10 @@ def script_json(value: Any) -> SafeString:
 
 
 MULTIPLIERS = (1, 10, 100)  # the chip rack's multiplier button (seed 000)
+# Chips drawn on a bet area or spot, the amount under it says the rest: the
+# same on both tables and in the browser (static/js/chips.js's STACK_SHOWN,
+# which says why five).
+STACK_SHOWN = 5
 
 
 def render_fragment(
@@ -140,6 +144,20 @@ class CardFace:
     red: bool = False
     fresh: bool = False  # opened by this very message: animate it and play the card sound
     peeling: bool = False  # face down in its slot while the player peels it (squeeze)
+
+
+def card_view(code: str, *, deal_delay: str | None = None) -> dict[str, Any]:
+    """A card face up as templates/games/card.html#card reads it (``deal_delay``:
+    seconds as text when it slides in from the shoe)."""
+    card = Card.parse(code)
+    return {
+        "code": str(card),
+        "rank": rank_label(card.rank),
+        "suit": suit_symbol(card.suit),
+        "red": is_red(card.suit),
+        "face_down": False,
+        "deal_delay": deal_delay,
+    }
 
 
 def card_face(slot: str, code: str, *, fresh: bool = False) -> CardFace:

@@ -1,5 +1,11 @@
-"""What the Baccarat table's "Game history" panel shows of each round: its
-number at the table, result, net and time, and the link to its round page.
+"""What "Game history", the one history panel of both tables
+(templates/games/table_history.html), shows of each round: its number at the
+table, result, net and time, and the link to its round page.
+
+It shows the last ``selectors.table_history.HISTORY_SHOWN`` (20) rounds at
+either table: a shoe's worth of play at a glance, as many as fit a phone's
+dialog with one scroll, where 10 hid a War session's previous shoe; older
+rounds are one link away in the full history.
 
 Results are worded as on every history screen (``round_facts.result_label``);
 a void round was refunded, so its net is 0, and a round still open has none.
@@ -22,7 +28,7 @@ class HistoryRow:
     id: int
     seq: int
     result: str  # "BANKER WINS", "Void (refunded)", ...
-    winner: str  # player / banker / tie (the colour of the mark), "" when void or open
+    winner: str  # player / banker / tie, or War's result (the mark's colour); "" when void or open
     player_pair: bool
     banker_pair: bool
     status: str

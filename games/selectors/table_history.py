@@ -1,5 +1,5 @@
-"""The Baccarat table's "Game history" panel (seed 001's settings menu): the
-player's latest rounds at one table, newest first.
+"""The "Game history" panel of both tables (Baccarat's settings menu, War's
+menu): the player's latest rounds at one table, newest first.
 
 One query on the ``(player, table, -seq)`` index, reading only the columns
 the panel shows; the round's own page (``round_report``) reads the rest.
@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 
 from games.models import Round, Table
 
-HISTORY_SHOWN = 20
+HISTORY_SHOWN = 20  # why twenty: games/presenters/table_history.py
 
 _COLUMNS = (
     "id",

@@ -47,16 +47,6 @@ def shown_round(*, user: User, table: Table, round_id: int) -> Round | None:
     return Round.objects.filter(pk=round_id, player=user, table=table, game=Game.WAR).first()
 
 
-HISTORY_SHOWN = 10  # rounds in the table menu's history panel
-
-
-def recent_rounds(*, user: User, table: Table, limit: int = HISTORY_SHOWN) -> list[Round]:
-    """The player's latest rounds at this table, newest first (the menu's history)."""
-    return list(
-        Round.objects.filter(player=user, table=table, game=Game.WAR).order_by("-id")[:limit]
-    )
-
-
 def open_round(*, user: User, table: Table) -> Round | None:
     """The player's round at this table still waiting for a decision, if any."""
     return (

@@ -13,7 +13,8 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext, pgettext
 
 from games.cards import Card
-from games.display import is_red, rank_label, suit_symbol
+from games.display import rank_label
+from games.presenters.common import card_view as face_up
 from games.presenters.common import partial_memo
 
 register = template.Library()
@@ -47,12 +48,7 @@ def card_view(code: str) -> dict[str, Any] | None:
     except (ValueError, KeyError, IndexError, TypeError):
         return None
     return {
-        "code": str(card),
-        "rank": rank_label(card.rank),
-        "suit": suit_symbol(card.suit),
-        "red": is_red(card.suit),
-        "face_down": False,
-        "deal_delay": None,
+        **face_up(code),
         "name": gettext("%(rank)s of %(suit)s")
         % {"rank": _rank_word(card.rank), "suit": _suit_word(card.suit)},
     }

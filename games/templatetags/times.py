@@ -38,4 +38,4 @@ def local_zone() -> SafeString:
 
 @register.simple_tag
 def local_times_script() -> SafeString:
-    return format_html('<script src="{}" defer></script>', static("js/times.js"))
+    return format_html('<script type="module" src="{}"></script>', static("js/times.js"))

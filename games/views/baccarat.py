@@ -259,5 +259,5 @@ def table_history(request: PlayerRequest, slug: str) -> HttpResponse:
         "shown": table_history_selectors.HISTORY_SHOWN,
     }
     if request.htmx:
-        return render(request, "baccarat/table_history.html#panel", context)
-    return render(request, "baccarat/table_history.html", context)
+        return render(request, "games/table_history.html#panel", context)
+    return render(request, "games/table_history.html", context)

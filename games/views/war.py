@@ -22,9 +22,11 @@ from games.amounts import bet_amount
 from games.errors import BadAmount, GameError
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
 from games.money import decimal_pays
+from games.presenters import table_history as table_history_presenter
 from games.presenters import war as presenter
 from games.presenters.common import truthy
 from games.presenters.refusals import play_safe_refusal
+from games.selectors import table_history as table_history_selectors
 from games.selectors import war as war_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import war_table
@@ -227,12 +229,13 @@ def menu_settings(request: PlayerRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def menu_history(request: PlayerRequest, slug: str) -> HttpResponse:
-    """The menu's history: the player's latest rounds at this table."""
+    """The menu's "Game history": the player's latest rounds at this table,
+    in the panel both tables show."""
     table = war_table(slug)
-    rows = presenter.history_rows(war_selectors.recent_rounds(user=request.user, table=table))
-    return render(
-        request, f"{TEMPLATE}#history", {"table": table, "history": rows, "history_loaded": True}
+    rows = table_history_presenter.history_rows(
+        table_history_selectors.recent_rounds(user=request.user, table=table)
     )
+    return render(request, "games/table_history.html#panel", {"table": table, "rows": rows})
 
 
 @login_required

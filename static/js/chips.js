@@ -12,6 +12,12 @@ export const DRAG_START = 6; // pixels a pointer moves before a press becomes a 
 // css/casino.css (white, red, blue, green, black, purple, orange, gold, pink,
 // teal, brown, silver).
 export const COLOURS = 12;
+
+// The chips drawn on a bet area or spot of either table, in the browser and
+// by the server (games.presenters.common.STACK_SHOWN): five show how a stake
+// is made up and fit the smallest area (a phone's Baccarat side bet) without
+// covering its name; the amount written under the stack says the rest.
+export const STACK_SHOWN = 5;
 export const COLOUR_OF = {
   0.1: 9, 0.5: 8, 1: 0, 5: 1, 10: 2, 25: 3, 50: 6, 100: 4,
   250: 8, 500: 5, 1000: 7, 2500: 9, 5000: 10, 10000: 11,

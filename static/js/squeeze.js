@@ -11,291 +11,289 @@
    stays hidden (squeeze.css) until the card is open. When it is open the
    browser sends {"action": "continue", "slot"} and the reveal goes on.
 
-   Exposes window.CasinoSqueeze.state() for tests and debugging. */
+   Exports state() for the browser tests and debugging. */
 import { sound } from "./sound.js";
 
-  var OPEN_AT = 0.5; // let go past half of the card: it opens; before: it falls back
-  var END_AT = 0.95; // dragged (nearly) to the far end: it opens at once
-  var SHOW_OPEN_MS = 900; // the open card stays on the stage this long before the reveal goes on
+const OPEN_AT = 0.5; // let go past half of the card: it opens; before: it falls back
+const END_AT = 0.95; // dragged (nearly) to the far end: it opens at once
+const SHOW_OPEN_MS = 900; // the open card stays on the stage this long before the reveal goes on
 
-  var socket = null; // the htmx ws extension's socket wrapper (has .send)
-  var peel = null; // the current peel, see newPeel()
+let socket = null; // the htmx ws extension's socket wrapper (has .send)
+let peel = null; // the current peel, see newPeel()
 
-  function send(action, slot) {
-    if (!socket) return false;
-    socket.send(JSON.stringify({ action: action, slot: slot }));
-    return true;
-  }
+function send(action, slot) {
+  if (!socket) return false;
+  socket.send(JSON.stringify({ action: action, slot: slot }));
+  return true;
+}
 
-  function stageElt() {
-    var stage = document.getElementById("bac-squeeze");
-    return stage && !stage.hidden ? stage : null;
-  }
+function stageElt() {
+  const stage = document.getElementById("bac-squeeze");
+  return stage && !stage.hidden ? stage : null;
+}
 
-  function newPeel(stage) {
-    return {
-      id: stage.dataset.peel,
-      slot: stage.dataset.slot,
-      started: false, // peel_start sent
-      opening: false, // the card is opening (waits for the face if needed)
-      opened: false,
-      depth: 0, // how far the back is lifted, in px along n
-      extent: 1, // the card's size along n
-      origin: { x: 0, y: 0 },
-      n: { x: 0, y: -1 }, // unit vector from the grabbed edge into the card
-      drag: null, // {pointerId, x, y} while a pointer holds the card
-      snap: 0, // requestAnimationFrame id of a snap-back
-    };
-  }
-
-  function card() {
-    var stage = stageElt();
-    return stage ? stage.querySelector(".peel-card") : null;
-  }
-
-  function faceArrived() {
-    var face = document.getElementById("bac-peel-face");
-    return !!(face && face.dataset.card);
-  }
-
-  function start() {
-    if (peel.started) return;
-    peel.started = send("peel_start", peel.slot);
-    var el = card();
-    if (el) el.classList.add("started");
-  }
-
-  // --- geometry -------------------------------------------------------------
-
-  // The part of the w x h rectangle where dot(X - origin, n) >= depth, as a polygon.
-  function clipRect(w, h, origin, n, depth) {
-    var pts = [{ x: 0, y: 0 }, { x: w, y: 0 }, { x: w, y: h }, { x: 0, y: h }];
-    var side = function (p) { return (p.x - origin.x) * n.x + (p.y - origin.y) * n.y - depth; };
-    var out = [];
-    for (var i = 0; i < pts.length; i++) {
-      var a = pts[i], b = pts[(i + 1) % pts.length];
-      var sa = side(a), sb = side(b);
-      if (sa >= 0) out.push(a);
-      if ((sa >= 0) !== (sb >= 0)) {
-        var t = sa / (sa - sb);
-        out.push({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
-      }
-    }
-    return out;
-  }
-
-  function polygon(pts) {
-    if (pts.length < 3) return "polygon(0 0, 0 0, 0 0)";
-    return "polygon(" + pts.map(function (p) { return p.x.toFixed(1) + "px " + p.y.toFixed(1) + "px"; }).join(", ") + ")";
-  }
-
-  // Which edge or corner the pointer took: the lift goes from there into the card.
-  function grab(el, x, y) {
-    var w = el.clientWidth, h = el.clientHeight;
-    var zone = Math.min(w, h) * 0.3;
-    var left = x < zone, right = x > w - zone, top = y < zone, bottom = y > h - zone;
-    var corner = null;
-    if ((left || right) && (top || bottom)) corner = { x: left ? 0 : w, y: top ? 0 : h };
-    if (corner) {
-      var dx = w / 2 - corner.x, dy = h / 2 - corner.y;
-      var len = Math.sqrt(dx * dx + dy * dy);
-      var n = { x: dx / len, y: dy / len };
-      return { origin: corner, n: n, extent: Math.abs(n.x) * w + Math.abs(n.y) * h };
-    }
-    // The nearest edge.
-    var d = [
-      { dist: y, origin: { x: 0, y: 0 }, n: { x: 0, y: 1 }, extent: h },
-      { dist: h - y, origin: { x: 0, y: h }, n: { x: 0, y: -1 }, extent: h },
-      { dist: x, origin: { x: 0, y: 0 }, n: { x: 1, y: 0 }, extent: w },
-      { dist: w - x, origin: { x: w, y: 0 }, n: { x: -1, y: 0 }, extent: w },
-    ].sort(function (a, b) { return a.dist - b.dist; })[0];
-    return { origin: d.origin, n: d.n, extent: d.extent };
-  }
-
-  function render() {
-    var el = card();
-    if (!el || !peel) return;
-    var back = el.querySelector(".peel-back");
-    var flap = el.querySelector(".peel-flap");
-    var progress = Math.min(1, peel.depth / peel.extent);
-    el.style.setProperty("--peel", progress.toFixed(3));
-    if (peel.opened) {
-      back.style.clipPath = "";
-      flap.style.transform = "";
-      return;
-    }
-    if (peel.depth <= 0) {
-      back.style.clipPath = "";
-      flap.style.opacity = "0";
-      el.classList.remove("lifting");
-      return;
-    }
-    el.classList.add("lifting");
-    var w = el.clientWidth, h = el.clientHeight, n = peel.n;
-    back.style.clipPath = polygon(clipRect(w, h, peel.origin, n, peel.depth));
-    // The flap: a band just past the fold line, lying along it.
-    var fold = { x: peel.origin.x + n.x * peel.depth, y: peel.origin.y + n.y * peel.depth };
-    var band = Math.min(peel.depth * 0.45, peel.extent - peel.depth, 60);
-    var long = 2 * (w + h);
-    var t = { x: n.y, y: -n.x }; // along the fold line; the band's local y axis is then n
-    var angle = Math.atan2(t.y, t.x);
-    flap.style.opacity = band > 1 ? "1" : "0";
-    flap.style.width = long + "px";
-    flap.style.height = Math.max(0, band) + "px";
-    flap.style.transform =
-      "translate(" + (fold.x - t.x * long / 2).toFixed(1) + "px," + (fold.y - t.y * long / 2).toFixed(1) + "px) rotate(" + angle + "rad)";
-  }
-
-  // --- opening ----------------------------------------------------------------
-
-  function open() {
-    if (!peel || peel.opened) return;
-    start();
-    peel.opening = true;
-    cancelAnimationFrame(peel.snap);
-    peel.drag = null;
-    if (!faceArrived()) {
-      // The face is on its way (peel_start was just sent): open when it lands.
-      var el = card();
-      if (el) el.classList.add("waiting-face");
-      return;
-    }
-    finishOpen();
-  }
-
-  function finishOpen() {
-    var el = card();
-    peel.opened = true;
-    peel.depth = peel.extent;
-    if (el) {
-      el.classList.remove("waiting-face", "lifting");
-      el.classList.add("opened");
-      var stage = stageElt();
-      if (stage) stage.classList.add("opened");
-    }
-    render();
-    sound.play("card");
-    var slot = peel.slot;
-    window.setTimeout(function () { send("continue", slot); }, SHOW_OPEN_MS);
-  }
-
-  function snapBack() {
-    var from = peel.depth;
-    var t0 = performance.now();
-    var step = function (now) {
-      var k = Math.min(1, (now - t0) / 220);
-      peel.depth = from * (1 - k) * (1 - k);
-      render();
-      if (k < 1) peel.snap = requestAnimationFrame(step);
-    };
-    peel.snap = requestAnimationFrame(step);
-  }
-
-  // --- pointer events (mouse, pen and touch alike) ------------------------------
-
-  function local(el, evt) {
-    var r = el.getBoundingClientRect();
-    return { x: evt.clientX - r.left, y: evt.clientY - r.top };
-  }
-
-  // A pointer just outside the card's edge (or its rounded corner) still takes
-  // the edge: that is where a finger lands to lift it.
-  var REACH = 16;
-
-  function grabbed(evt) {
-    var el = card();
-    if (!el || !evt.target.closest || !evt.target.closest("#bac-squeeze")) return null;
-    if (evt.target.closest(".peel-card")) return el;
-    var r = el.getBoundingClientRect();
-    var near = evt.clientX > r.left - REACH && evt.clientX < r.right + REACH &&
-      evt.clientY > r.top - REACH && evt.clientY < r.bottom + REACH;
-    return near ? el : null;
-  }
-
-  document.addEventListener("pointerdown", function (evt) {
-    var el = grabbed(evt);
-    if (!el || !peel || peel.opened || peel.opening) return;
-    if (evt.button !== undefined && evt.button > 0) return; // not a right click
-    evt.preventDefault();
-    cancelAnimationFrame(peel.snap);
-    var p = local(el, evt);
-    p.x = Math.max(0, Math.min(el.clientWidth, p.x));
-    p.y = Math.max(0, Math.min(el.clientHeight, p.y));
-    var g = grab(el, p.x, p.y);
-    peel.origin = g.origin;
-    peel.n = g.n;
-    peel.extent = g.extent;
-    peel.depth = 0;
-    peel.drag = { pointerId: evt.pointerId, x: p.x, y: p.y };
-    try {
-      el.setPointerCapture(evt.pointerId);
-    } catch (err) {
-      // A synthetic pointer (tests) cannot be captured; document listeners still see it.
-    }
-    start();
-    render();
-  });
-
-  document.addEventListener("pointermove", function (evt) {
-    if (!peel || !peel.drag || evt.pointerId !== peel.drag.pointerId) return;
-    var el = card();
-    if (!el) return;
-    evt.preventDefault();
-    var p = local(el, evt);
-    var d = (p.x - peel.drag.x) * peel.n.x + (p.y - peel.drag.y) * peel.n.y;
-    peel.depth = Math.max(0, Math.min(peel.extent, d));
-    render();
-    if (peel.depth >= peel.extent * END_AT) open();
-  });
-
-  function release(evt) {
-    if (!peel || !peel.drag || evt.pointerId !== peel.drag.pointerId) return;
-    peel.drag = null;
-    if (peel.depth >= peel.extent * OPEN_AT) open();
-    else snapBack();
-  }
-  document.addEventListener("pointerup", release);
-  document.addEventListener("pointercancel", release);
-
-  document.addEventListener("click", function (evt) {
-    if (evt.target.closest && evt.target.closest("[data-peel-open]")) open();
-  });
-
-  document.addEventListener("keydown", function (evt) {
-    if ((evt.key === "Enter" || evt.key === " ") && evt.target.matches && evt.target.matches(".peel-card")) {
-      evt.preventDefault();
-      open();
-    }
-  });
-
-  // --- the socket --------------------------------------------------------------
-
-  function sync() {
-    var stage = stageElt();
-    if (!stage) {
-      peel = null;
-      return;
-    }
-    if (!peel || peel.id !== stage.dataset.peel) {
-      peel = newPeel(stage);
-      // On a small screen the stage may start below the fold.
-      var r = stage.getBoundingClientRect();
-      if (r.bottom > window.innerHeight || r.top < 0) stage.scrollIntoView({ block: "nearest", behavior: "instant" });
-    }
-    if (peel.opening && !peel.opened && faceArrived()) finishOpen();
-    render(); // the face was swapped in: keep the lift where it was
-  }
-
-  document.addEventListener("htmx:wsOpen", function (evt) { socket = evt.detail.socketWrapper; });
-  document.addEventListener("htmx:wsAfterMessage", function (evt) {
-    socket = evt.detail.socketWrapper || socket;
-    var html = evt.detail.message;
-    if (typeof html === "string" && (html.indexOf("bac-squeeze") !== -1 || html.indexOf("bac-peel-face") !== -1)) sync();
-  });
-
-  // The peel's state, for the browser tests and debugging (nothing on the page reads it).
-  window.CasinoSqueeze = {
-    state: function () {
-      return peel && { id: peel.id, slot: peel.slot, started: peel.started, opened: peel.opened, progress: peel.depth / peel.extent };
-    },
+function newPeel(stage) {
+  return {
+    id: stage.dataset.peel,
+    slot: stage.dataset.slot,
+    started: false, // peel_start sent
+    opening: false, // the card is opening (waits for the face if needed)
+    opened: false,
+    depth: 0, // how far the back is lifted, in px along n
+    extent: 1, // the card's size along n
+    origin: { x: 0, y: 0 },
+    n: { x: 0, y: -1 }, // unit vector from the grabbed edge into the card
+    drag: null, // {pointerId, x, y} while a pointer holds the card
+    snap: 0, // requestAnimationFrame id of a snap-back
   };
+}
+
+function card() {
+  const stage = stageElt();
+  return stage ? stage.querySelector(".peel-card") : null;
+}
+
+function faceArrived() {
+  const face = document.getElementById("bac-peel-face");
+  return !!(face && face.dataset.card);
+}
+
+function start() {
+  if (peel.started) return;
+  peel.started = send("peel_start", peel.slot);
+  const el = card();
+  if (el) el.classList.add("started");
+}
+
+// --- geometry -------------------------------------------------------------
+
+// The part of the w x h rectangle where dot(X - origin, n) >= depth, as a polygon.
+function clipRect(w, h, origin, n, depth) {
+  const pts = [{ x: 0, y: 0 }, { x: w, y: 0 }, { x: w, y: h }, { x: 0, y: h }];
+  const side = function (p) { return (p.x - origin.x) * n.x + (p.y - origin.y) * n.y - depth; };
+  const out = [];
+  for (let i = 0; i < pts.length; i++) {
+    const a = pts[i], b = pts[(i + 1) % pts.length];
+    const sa = side(a), sb = side(b);
+    if (sa >= 0) out.push(a);
+    if ((sa >= 0) !== (sb >= 0)) {
+      const t = sa / (sa - sb);
+      out.push({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
+    }
+  }
+  return out;
+}
+
+function polygon(pts) {
+  if (pts.length < 3) return "polygon(0 0, 0 0, 0 0)";
+  return "polygon(" + pts.map(function (p) { return p.x.toFixed(1) + "px " + p.y.toFixed(1) + "px"; }).join(", ") + ")";
+}
+
+// Which edge or corner the pointer took: the lift goes from there into the card.
+function grab(el, x, y) {
+  const w = el.clientWidth, h = el.clientHeight;
+  const zone = Math.min(w, h) * 0.3;
+  const left = x < zone, right = x > w - zone, top = y < zone, bottom = y > h - zone;
+  let corner = null;
+  if ((left || right) && (top || bottom)) corner = { x: left ? 0 : w, y: top ? 0 : h };
+  if (corner) {
+    const dx = w / 2 - corner.x, dy = h / 2 - corner.y;
+    const len = Math.sqrt(dx * dx + dy * dy);
+    const n = { x: dx / len, y: dy / len };
+    return { origin: corner, n: n, extent: Math.abs(n.x) * w + Math.abs(n.y) * h };
+  }
+  // The nearest edge.
+  const d = [
+    { dist: y, origin: { x: 0, y: 0 }, n: { x: 0, y: 1 }, extent: h },
+    { dist: h - y, origin: { x: 0, y: h }, n: { x: 0, y: -1 }, extent: h },
+    { dist: x, origin: { x: 0, y: 0 }, n: { x: 1, y: 0 }, extent: w },
+    { dist: w - x, origin: { x: w, y: 0 }, n: { x: -1, y: 0 }, extent: w },
+  ].sort(function (a, b) { return a.dist - b.dist; })[0];
+  return { origin: d.origin, n: d.n, extent: d.extent };
+}
+
+function render() {
+  const el = card();
+  if (!el || !peel) return;
+  const back = el.querySelector(".peel-back");
+  const flap = el.querySelector(".peel-flap");
+  const progress = Math.min(1, peel.depth / peel.extent);
+  el.style.setProperty("--peel", progress.toFixed(3));
+  if (peel.opened) {
+    back.style.clipPath = "";
+    flap.style.transform = "";
+    return;
+  }
+  if (peel.depth <= 0) {
+    back.style.clipPath = "";
+    flap.style.opacity = "0";
+    el.classList.remove("lifting");
+    return;
+  }
+  el.classList.add("lifting");
+  const w = el.clientWidth, h = el.clientHeight, n = peel.n;
+  back.style.clipPath = polygon(clipRect(w, h, peel.origin, n, peel.depth));
+  // The flap: a band just past the fold line, lying along it.
+  const fold = { x: peel.origin.x + n.x * peel.depth, y: peel.origin.y + n.y * peel.depth };
+  const band = Math.min(peel.depth * 0.45, peel.extent - peel.depth, 60);
+  const long = 2 * (w + h);
+  const t = { x: n.y, y: -n.x }; // along the fold line; the band's local y axis is then n
+  const angle = Math.atan2(t.y, t.x);
+  flap.style.opacity = band > 1 ? "1" : "0";
+  flap.style.width = long + "px";
+  flap.style.height = Math.max(0, band) + "px";
+  flap.style.transform =
+    "translate(" + (fold.x - t.x * long / 2).toFixed(1) + "px," + (fold.y - t.y * long / 2).toFixed(1) + "px) rotate(" + angle + "rad)";
+}
+
+// --- opening ----------------------------------------------------------------
+
+function open() {
+  if (!peel || peel.opened) return;
+  start();
+  peel.opening = true;
+  cancelAnimationFrame(peel.snap);
+  peel.drag = null;
+  if (!faceArrived()) {
+    // The face is on its way (peel_start was just sent): open when it lands.
+    const el = card();
+    if (el) el.classList.add("waiting-face");
+    return;
+  }
+  finishOpen();
+}
+
+function finishOpen() {
+  const el = card();
+  peel.opened = true;
+  peel.depth = peel.extent;
+  if (el) {
+    el.classList.remove("waiting-face", "lifting");
+    el.classList.add("opened");
+    const stage = stageElt();
+    if (stage) stage.classList.add("opened");
+  }
+  render();
+  sound.play("card");
+  const slot = peel.slot;
+  window.setTimeout(function () { send("continue", slot); }, SHOW_OPEN_MS);
+}
+
+function snapBack() {
+  const from = peel.depth;
+  const t0 = performance.now();
+  const step = function (now) {
+    const k = Math.min(1, (now - t0) / 220);
+    peel.depth = from * (1 - k) * (1 - k);
+    render();
+    if (k < 1) peel.snap = requestAnimationFrame(step);
+  };
+  peel.snap = requestAnimationFrame(step);
+}
+
+// --- pointer events (mouse, pen and touch alike) ------------------------------
+
+function local(el, evt) {
+  const r = el.getBoundingClientRect();
+  return { x: evt.clientX - r.left, y: evt.clientY - r.top };
+}
+
+// A pointer just outside the card's edge (or its rounded corner) still takes
+// the edge: that is where a finger lands to lift it.
+const REACH = 16;
+
+function grabbed(evt) {
+  const el = card();
+  if (!el || !evt.target.closest || !evt.target.closest("#bac-squeeze")) return null;
+  if (evt.target.closest(".peel-card")) return el;
+  const r = el.getBoundingClientRect();
+  const near = evt.clientX > r.left - REACH && evt.clientX < r.right + REACH &&
+    evt.clientY > r.top - REACH && evt.clientY < r.bottom + REACH;
+  return near ? el : null;
+}
+
+document.addEventListener("pointerdown", function (evt) {
+  const el = grabbed(evt);
+  if (!el || !peel || peel.opened || peel.opening) return;
+  if (evt.button !== undefined && evt.button > 0) return; // not a right click
+  evt.preventDefault();
+  cancelAnimationFrame(peel.snap);
+  const p = local(el, evt);
+  p.x = Math.max(0, Math.min(el.clientWidth, p.x));
+  p.y = Math.max(0, Math.min(el.clientHeight, p.y));
+  const g = grab(el, p.x, p.y);
+  peel.origin = g.origin;
+  peel.n = g.n;
+  peel.extent = g.extent;
+  peel.depth = 0;
+  peel.drag = { pointerId: evt.pointerId, x: p.x, y: p.y };
+  try {
+    el.setPointerCapture(evt.pointerId);
+  } catch (err) {
+    // A synthetic pointer (tests) cannot be captured; document listeners still see it.
+  }
+  start();
+  render();
+});
+
+document.addEventListener("pointermove", function (evt) {
+  if (!peel || !peel.drag || evt.pointerId !== peel.drag.pointerId) return;
+  const el = card();
+  if (!el) return;
+  evt.preventDefault();
+  const p = local(el, evt);
+  const d = (p.x - peel.drag.x) * peel.n.x + (p.y - peel.drag.y) * peel.n.y;
+  peel.depth = Math.max(0, Math.min(peel.extent, d));
+  render();
+  if (peel.depth >= peel.extent * END_AT) open();
+});
+
+function release(evt) {
+  if (!peel || !peel.drag || evt.pointerId !== peel.drag.pointerId) return;
+  peel.drag = null;
+  if (peel.depth >= peel.extent * OPEN_AT) open();
+  else snapBack();
+}
+document.addEventListener("pointerup", release);
+document.addEventListener("pointercancel", release);
+
+document.addEventListener("click", function (evt) {
+  if (evt.target.closest && evt.target.closest("[data-peel-open]")) open();
+});
+
+document.addEventListener("keydown", function (evt) {
+  if ((evt.key === "Enter" || evt.key === " ") && evt.target.matches && evt.target.matches(".peel-card")) {
+    evt.preventDefault();
+    open();
+  }
+});
+
+// --- the socket --------------------------------------------------------------
+
+function sync() {
+  const stage = stageElt();
+  if (!stage) {
+    peel = null;
+    return;
+  }
+  if (!peel || peel.id !== stage.dataset.peel) {
+    peel = newPeel(stage);
+    // On a small screen the stage may start below the fold.
+    const r = stage.getBoundingClientRect();
+    if (r.bottom > window.innerHeight || r.top < 0) stage.scrollIntoView({ block: "nearest", behavior: "instant" });
+  }
+  if (peel.opening && !peel.opened && faceArrived()) finishOpen();
+  render(); // the face was swapped in: keep the lift where it was
+}
+
+document.addEventListener("htmx:wsOpen", function (evt) { socket = evt.detail.socketWrapper; });
+document.addEventListener("htmx:wsAfterMessage", function (evt) {
+  socket = evt.detail.socketWrapper || socket;
+  const html = evt.detail.message;
+  if (typeof html === "string" && (html.indexOf("bac-squeeze") !== -1 || html.indexOf("bac-peel-face") !== -1)) sync();
+});
+
+// The peel's state, for the browser tests and debugging (nothing on the page reads it).
+export function state() {
+  return peel && { id: peel.id, slot: peel.slot, started: peel.started, opened: peel.opened, progress: peel.depth / peel.extent };
+}

@@ -4,12 +4,12 @@
    or ten seconds pass. The socket's state is on `marker.dataset.ws`
    ("open" / "closed"), which the pages and the tests read. */
 
-var HOLD_MS = 10000;
+const HOLD_MS = 10000;
 
 export function tableSocket(root, marker) {
-  var socket = null;
-  var held = null;
-  var timer = null;
+  let socket = null;
+  let held = null;
+  let timer = null;
 
   function release() {
     if (held) held.disabled = false;
@@ -34,8 +34,8 @@ export function tableSocket(root, marker) {
     release: release,
     // `fields`: [name, value] pairs of the form htmx would post.
     send: function (action, fields, button, elt) {
-      var message = { action: action };
-      for (var pair of fields) {
+      const message = { action: action };
+      for (const pair of fields) {
         if (pair[0] !== "csrfmiddlewaretoken") message[pair[0]] = pair[1];
       }
       if (button) {

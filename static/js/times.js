@@ -6,78 +6,68 @@
 // every [data-local-zone] (a column heading's "Time (UTC)") with the zone's
 // name. It runs again after htmx swaps in new rows.
 //
-// Under Node (tests/js/) the pure functions are exported with module.exports.
-(function (root) {
-  "use strict";
-
-  function part(parts, type) {
-    for (var i = 0; i < parts.length; i++) {
-      if (parts[i].type === type) return parts[i].value;
-    }
-    return "";
+// tests/js/ import formatLocal under Node, where there is no document.
+function part(parts, type) {
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i].type === type) return parts[i].value;
   }
+  return "";
+}
 
-  // "2026-12-02 10:50[:16] JST": year first in every language, as the UTC
-  // fallback writes it, so a column of times reads the same before and after.
-  function formatLocal(iso, options) {
-    var date = new Date(iso);
-    if (isNaN(date.getTime())) return null;
-    var withSeconds = options.precision !== "minutes";
-    var format = new Intl.DateTimeFormat(options.locale, {
-      timeZone: options.timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: withSeconds ? "2-digit" : undefined,
-      hourCycle: "h23",
-      timeZoneName: "short",
+// "2026-12-02 10:50[:16] JST": year first in every language, as the UTC
+// fallback writes it, so a column of times reads the same before and after.
+export function formatLocal(iso, options) {
+  const date = new Date(iso);
+  if (isNaN(date.getTime())) return null;
+  const withSeconds = options.precision !== "minutes";
+  const format = new Intl.DateTimeFormat(options.locale, {
+    timeZone: options.timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: withSeconds ? "2-digit" : undefined,
+    hourCycle: "h23",
+    timeZoneName: "short",
+  });
+  const parts = format.formatToParts(date);
+  const text =
+    part(parts, "year") + "-" + part(parts, "month") + "-" + part(parts, "day") + " " +
+    part(parts, "hour") + ":" + part(parts, "minute") +
+    (withSeconds ? ":" + part(parts, "second") : "");
+  return text + " " + part(parts, "timeZoneName");
+}
+
+function browserZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch (err) {
+    return "UTC";
+  }
+}
+
+function rewrite(doc) {
+  const locale = doc.documentElement.lang || undefined;
+  const zone = browserZone();
+  const times = doc.querySelectorAll("time[data-local-time]");
+  for (let i = 0; i < times.length; i++) {
+    const el = times[i];
+    const text = formatLocal(el.getAttribute("datetime"), {
+      locale: locale,
+      timeZone: zone,
+      precision: el.getAttribute("data-local-time"),
     });
-    var parts = format.formatToParts(date);
-    var text =
-      part(parts, "year") + "-" + part(parts, "month") + "-" + part(parts, "day") + " " +
-      part(parts, "hour") + ":" + part(parts, "minute") +
-      (withSeconds ? ":" + part(parts, "second") : "");
-    return text + " " + part(parts, "timeZoneName");
+    if (text === null) continue;
+    if (!el.title) el.title = el.textContent.trim();
+    el.textContent = text;
+    el.setAttribute("data-zone", zone);
   }
+  const names = doc.querySelectorAll("[data-local-zone]");
+  for (let j = 0; j < names.length; j++) names[j].textContent = zone;
+}
 
-  function browserZone() {
-    try {
-      return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-    } catch (err) {
-      return "UTC";
-    }
-  }
-
-  function rewrite(doc) {
-    var locale = doc.documentElement.lang || undefined;
-    var zone = browserZone();
-    var times = doc.querySelectorAll("time[data-local-time]");
-    for (var i = 0; i < times.length; i++) {
-      var el = times[i];
-      var text = formatLocal(el.getAttribute("datetime"), {
-        locale: locale,
-        timeZone: zone,
-        precision: el.getAttribute("data-local-time"),
-      });
-      if (text === null) continue;
-      if (!el.title) el.title = el.textContent.trim();
-      el.textContent = text;
-      el.setAttribute("data-zone", zone);
-    }
-    var names = doc.querySelectorAll("[data-local-zone]");
-    for (var j = 0; j < names.length; j++) names[j].textContent = zone;
-  }
-
-  if (typeof module !== "undefined" && module.exports) {
-    module.exports = { formatLocal: formatLocal };
-  }
-  if (root && root.document) {
-    var doc = root.document;
-    var run = function () { rewrite(doc); };
-    if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", run);
-    else run();
-    doc.addEventListener("htmx:afterSettle", run);
-  }
-})(typeof window !== "undefined" ? window : null);
+if (typeof document !== "undefined") {
+  rewrite(document);
+  document.addEventListener("htmx:afterSettle", function () { rewrite(document); });
+}

@@ -1,169 +1,58 @@
-// Casino War table: building the bet on the felt with the chip rack, the
-// shortcut keys, the tie decision's countdown, leaving the table when time
-// runs out, and the table menu. The server decides everything; this only
-// prepares the form and reacts to what comes back. With the table's socket
-// open, DEAL and WAR / SURRENDER go as messages on it (the answer comes back
-// on it, swapped by id); without it htmx posts the forms.
+// The Casino War table: the chip rack and the spots build the bet
+// (war_bet.js), DEAL and WAR / SURRENDER go to the server, the round region
+// it answers with plays its sounds and counts the decision down
+// (war_round.js), time running out leaves the table, the menu (war_menu.js)
+// and the shortcut keys. The server decides everything; this only prepares
+// the form and reacts to what comes back. With the table's socket open, DEAL
+// and the decision go as messages on it (the answer comes back on it,
+// swapped by id); without it htmx posts the forms.
 //
 // The spots (TIE BONUS, ANTE, RAISE) belong to the round region the server
 // renders: while a round is on the table they show its stakes and results;
-// when the table is clear this draws the bet being built on them. Cards slide
-// from the shoe with the shared cards.js and cards.css.
+// when the table is clear war_bet.js draws the bet being built on them.
+// Cards slide from the shoe with the shared cards.js and cards.css.
 
 import { dragChips, rackArrows } from "./chips.js";
-import { chipLabel, store } from "./slip.js";
 import { sound } from "./sound.js";
 import { tableSocket } from "./table_socket.js";
-import { celebrate } from "./win.js";
+import { WarBet } from "./war_bet.js";
+import { startMenu } from "./war_menu.js";
+import { clearRound, decide, roundEl, roundShown, roundStatus, startCountdown } from "./war_round.js";
 
 const app = document.getElementById("war-app");
 const form = document.getElementById("war-bet-form");
 
 if (app && form) {
-  const timedOutUrl = app.dataset.timedOutUrl;
-  const chipUnits = 100; // limits arrive in minor units; the form sends chips
-  // The limits are read afresh each time: the menu's max bet swaps them in.
-  const limitsEl = () => document.getElementById("war-limits");
-  const limits = () => {
-    const d = limitsEl()?.dataset || {};
-    return {
-      anteMin: Number(d.anteMin || 0) / chipUnits,
-      anteMax: Number(d.anteMax || 0) / chipUnits,
-      tieMax: Number(d.tieMax || 0) / chipUnits,
-      roundMax: Number(d.roundMax || 0) / chipUnits,
-    };
-  };
-  const msg = (name) => limitsEl()?.dataset[name] || form.dataset[name] || "";
-  const chipValues = [...form.querySelectorAll(".chip")].map((c) => Number(c.dataset.chip));
-  const colourOf = Object.fromEntries(
-    [...form.querySelectorAll(".chip")].map((c) => [Number(c.dataset.chip), c.dataset.colour]),
-  );
-  // Each spot holds a stack of chips (values, last one on top), kept in
-  // sessionStorage (slip.js) so a reload keeps the bet being built.
-  const saved = store(`war:${app.dataset.slug}`);
-  const restored = saved?.load() || {};
-  const valid = (stack) =>
-    Array.isArray(stack) ? stack.filter((v) => chipValues.includes(v)) : [];
-  const stacks = { ante: valid(restored.ante), tie_bet: valid(restored.tie_bet) };
-  const sum = (stack) => stack.reduce((a, b) => a + b, 0);
-  const amounts = () => ({ ante: sum(stacks.ante), tie_bet: sum(stacks.tie_bet) });
-  // An amount as the fewest chips of the rack (for REPEAT).
-  const asChips = (amount) => {
-    const out = [];
-    for (const value of [...chipValues].sort((a, b) => b - a)) {
-      while (amount >= value) {
-        out.push(value);
-        amount -= value;
-      }
-    }
-    return out.reverse();
-  };
-  let lastBet = {
-    ante: Number(form.dataset.lastAnte || 0) / chipUnits,
-    tie_bet: Number(form.dataset.lastTieBet || 0) / chipUnits,
-  };
-  let active = "ante";
-  let countdown = null;
-
-  const $ = (selector) => document.querySelector(selector);
-  // Sounds come from the shared sound.js.
+  const bet = new WarBet(form, app.dataset.slug);
   sound.configure({
     sound: app.dataset.sound === "1",
     effects: app.dataset.effects === "1",
     music: app.dataset.music === "1",
   });
-  const play = (name) => sound?.play(name);
-  const fmt = (n) => n.toLocaleString("en-US");
   const note = (text) => {
-    $("#war-bet-note").textContent = text || "";
+    document.getElementById("war-bet-note").textContent = text || "";
   };
-  const roundEl = () => document.getElementById("war-round");
-  const roundStatus = () => roundEl()?.dataset.status || "empty";
+  const render = () => bet.render(roundStatus() === "empty", note);
+  const leaveTable = () => window.location.assign(app.dataset.timedOutUrl);
 
-  // The chips of a stack, drawn as the server draws a round's stakes.
-  function discs(stack) {
-    return stack.slice(-8).map((value, i, shown) => {
-      const disc = document.createElement("span");
-      // The rack's colour for this value (the server's chip_colour, shared by both games).
-      disc.className = `disc chip-c${colourOf[value] ?? 0}`;
-      disc.style.setProperty("--i", String(i));
-      if (i === shown.length - 1) disc.textContent = chipLabel(value * chipUnits);
-      return disc;
-    });
+  function syncDealButton() {
+    document.getElementById("war-deal").classList.toggle("waiting", roundStatus() === "open");
+    app.dataset.roundStatus = roundStatus();
   }
 
-  function render() {
-    saved?.save(stacks);
-    const bet = amounts();
-    $("#war-ante-input").value = String(bet.ante);
-    $("#war-tie-input").value = String(bet.tie_bet);
-    const total = bet.ante + bet.tie_bet;
-    $("#war-bet-total").textContent = total ? fmt(total) : "";
-    if (roundStatus() === "empty") {
-      for (const spot of document.querySelectorAll("#war-round .spot")) {
-        const area = spot.dataset.area;
-        const on = area === active;
-        if (!spot.dataset.fixed) spot.setAttribute("aria-pressed", on ? "true" : "false");
-        spot.classList.toggle("active", on);
-        const stack = stacks[area] || [];
-        spot.classList.toggle("has-bet", stack.length > 0);
-        spot.querySelector(".stack").replaceChildren(...discs(stack));
-        spot.querySelector(".spot-amount").textContent = stack.length ? fmt(sum(stack)) : "";
-      }
-    }
-    if (bet.ante > 0 && bet.ante < limits().anteMin) note(msg("msgBelowMin"));
-    showWarAnteMax(bet.tie_bet);
-  }
-
-  // The largest ante that can still go to war beside this tie bet: the MAX
-  // BET bounds the ante, the tie bet and the raise (the server's
-  // rounds.BetLimits.largest_staked_again, in whole steps); 0 when none can.
-  function warAnteMax(tieBet) {
-    const d = limitsEl()?.dataset || {};
-    const step = Number(d.step || chipUnits);
-    const tie = Math.round(tieBet * chipUnits);
-    let most = Math.min(Number(d.anteMax || 0), Math.floor((Number(d.roundMax || 0) - tie) / 2));
-    most -= most % step;
-    return most >= Math.max(Number(d.anteMin || 0), step) ? most / chipUnits : 0;
-  }
-
-  function overWar(tieBet) {
-    const most = warAnteMax(tieBet);
-    return msg(most ? "msgOverWar" : "msgNoWar")
-      .replace("%(max)s", fmt(limits().roundMax))
-      .replace("%(area)s", spotName("ante"))
-      .replace("%(most)s", fmt(most));
-  }
-
-  function spotName(area) {
-    return document.querySelector(`#war-round .spot[data-area="${area}"] .spot-name`)?.textContent.trim() || area;
-  }
-
-  function fits(next) {
-    const l = limits();
-    if (next.ante > l.anteMax) return msg("msgOverAnte");
-    if (next.tie_bet > l.tieMax) return msg("msgOverTie");
-    const ante = next.ante ? Math.max(next.ante, l.anteMin) : 0;
-    if (ante + next.tie_bet > l.roundMax) return msg("msgOverRound");
-    if (2 * ante + next.tie_bet > l.roundMax) return overWar(next.tie_bet);
-    return "";
-  }
-
-  // The line beside the ANTE limits follows the tie bet being built.
-  function showWarAnteMax(tieBet) {
-    const hint = document.querySelector('#war-limits [data-testid="war-ante-hint"]');
-    if (!hint) return;
-    const most = warAnteMax(tieBet);
-    hint.querySelector('[data-war-hint="some"]').hidden = !most;
-    hint.querySelector('[data-war-hint="none"]').hidden = Boolean(most);
-    if (most) document.getElementById("war-ante-most").textContent = fmt(most);
+  // PASS: the finished round leaves the felt, the bet being built shows.
+  function pass() {
+    if (roundStatus() !== "settled") return;
+    clearRound();
+    render();
+    syncDealButton();
   }
 
   // A new bet clears the finished round off the felt first; a waiting tie
   // must be decided before anything else goes down.
   function readyForBet() {
     if (roundStatus() === "open") {
-      note(msg("msgFinish"));
+      note(bet.message("msgFinish"));
       return false;
     }
     if (roundStatus() === "settled") pass();
@@ -172,16 +61,10 @@ if (app && form) {
 
   function addChip(value) {
     if (!readyForBet()) return;
-    const next = amounts();
-    next[active] += value;
-    const refusal = fits(next);
-    if (refusal) {
-      note(refusal);
-      return;
-    }
-    note("");
-    stacks[active].push(value);
-    play("chip");
+    const refusal = bet.add(value);
+    note(refusal);
+    if (refusal) return;
+    sound.play("chip");
     render();
   }
 
@@ -190,87 +73,30 @@ if (app && form) {
   function takeChip(value) {
     if (roundStatus() !== "empty") return;
     note("");
-    const stack = stacks[active];
-    const at = value === undefined ? stack.length - 1 : stack.lastIndexOf(value);
-    if (at >= 0) stack.splice(at, 1);
+    bet.take(value);
     render();
   }
 
   function clearBet() {
-    stacks.ante = [];
-    stacks.tie_bet = [];
+    bet.clear();
     note("");
     render();
   }
 
   function repeatBet() {
-    if (!lastBet.ante || !readyForBet()) return;
-    const refusal = fits(lastBet);
-    if (refusal) {
-      note(refusal);
-      return;
-    }
-    note("");
-    stacks.ante = asChips(lastBet.ante);
-    stacks.tie_bet = asChips(lastBet.tie_bet);
-    render();
+    if (!bet.last.ante || !readyForBet()) return;
+    const refusal = bet.repeat();
+    note(refusal);
+    if (!refusal) render();
   }
 
-  function deal() {
-    form.requestSubmit();
-  }
-
-  function pass() {
-    if (roundStatus() !== "settled") return;
-    const empty = document.getElementById("war-empty-round").content.cloneNode(true);
-    roundEl().replaceWith(empty);
-    render();
-    syncDealButton();
-  }
-
-  function decide(which) {
-    const button = document.getElementById(which === "war" ? "war-btn-war" : "war-btn-surrender");
-    if (!button || button.disabled) return;
-    // A key can beat htmx to a freshly swapped panel (it wires new content
-    // when it settles); wire it now so the decision goes through htmx.
-    window.htmx?.process(button.form);
-    button.click();
-  }
-
-  function syncDealButton() {
-    const open = roundStatus() === "open";
-    $("#war-deal").classList.toggle("waiting", open);
-    app.dataset.roundStatus = roundStatus();
-  }
-
-  function leaveTable() {
-    window.location.assign(timedOutUrl);
-  }
-
-  function startCountdown() {
-    if (countdown) clearInterval(countdown);
-    countdown = null;
-    const panel = document.querySelector("[data-testid=decision-panel]");
-    if (!panel) return;
-    const ends = performance.now() + Number(panel.dataset.secondsLeft || 0) * 1000;
-    const shown = document.getElementById("war-countdown");
-    const timer = panel.querySelector(".timer");
-    const tick = () => {
-      const left = Math.max(0, Math.ceil((ends - performance.now()) / 1000));
-      if (shown) shown.textContent = String(left);
-      timer?.classList.toggle("hurry", left <= 5);
-      if (left === 0) {
-        clearInterval(countdown);
-        countdown = null;
-        // The socket normally closes first (the server owns the deadline);
-        // without a socket, leave a little after the server's grace period.
-        setTimeout(() => {
-          if (roundStatus() === "open") leaveTable();
-        }, 4000);
-      }
-    };
-    tick();
-    countdown = setInterval(tick, 250);
+  // A spot taken from a click, a tap or a dropped chip: a finished round
+  // leaves the felt first; a waiting tie keeps it.
+  function choose(spot) {
+    if (roundStatus() === "settled") pass();
+    if (roundStatus() === "open") return false;
+    bet.active = spot.dataset.area;
+    return true;
   }
 
   // --- the chip rack and the spots: a tap (or click) adds; with REMOVE on,
@@ -298,20 +124,14 @@ if (app && form) {
     valueOf: (face) => Number(face.dataset.chip),
     targetAt: (el) => el.closest("#war-round .spot:not([data-fixed])"),
     drop: (spot, value) => {
-      if (roundStatus() === "settled") pass();
-      if (roundStatus() === "open") return;
-      active = spot.dataset.area;
-      addChip(value);
+      if (choose(spot)) addChip(value);
     },
   });
   // The spots are swapped with the round region: listen on the document.
   const spotOf = (event) => event.target.closest?.("#war-round .spot:not([data-fixed])");
   document.addEventListener("click", (event) => {
     const spot = spotOf(event);
-    if (!spot) return;
-    if (roundStatus() === "settled") pass();
-    if (roundStatus() === "open") return;
-    active = spot.dataset.area;
+    if (!spot || !choose(spot)) return;
     if (removing()) takeChip();
     else render();
   });
@@ -319,56 +139,29 @@ if (app && form) {
     const spot = spotOf(event);
     if (!spot) return;
     event.preventDefault();
-    active = spot.dataset.area;
+    bet.active = spot.dataset.area;
     takeChip();
   });
-  $("#war-clear").addEventListener("click", clearBet);
-  $("#war-repeat").addEventListener("click", repeatBet);
+  document.getElementById("war-clear").addEventListener("click", clearBet);
+  document.getElementById("war-repeat").addEventListener("click", repeatBet);
 
   // --- DEAL: checks that save a round trip; the server checks everything --
   form.addEventListener("htmx:beforeRequest", (event) => {
     if (event.target !== form) return;
     if (roundStatus() === "open") {
-      note(msg("msgFinish"));
+      note(bet.message("msgFinish"));
       event.preventDefault();
-    } else if (amounts().ante <= 0) {
-      note(msg("msgNoAnte"));
+    } else if (bet.amounts().ante <= 0) {
+      note(bet.message("msgNoAnte"));
       event.preventDefault();
     }
   });
 
-  let lastSwapped = "";
-  // Sounds of what the server just swapped in: each card as it leaves the
-  // shoe, then the result once the last one has landed.
   document.body.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail?.target?.id !== "war-round" && event.detail?.elt?.id !== "war-round") return;
-    roundSwapped();
+    roundShown();
   });
-  function roundSwapped() {
-    const el = roundEl();
-    if (!el || el.dataset.status === "empty") return;
-    // One answer swaps several parts (out of band too): react once to each new state.
-    const shown = `${el.dataset.roundId}:${el.dataset.status}`;
-    if (shown === lastSwapped) return;
-    lastSwapped = shown;
-    for (const card of el.querySelectorAll(".playing-card.dealt")) {
-      const delay = parseFloat(card.style.getPropertyValue("--deal-delay")) || 0;
-      setTimeout(() => play("card"), delay * 1000);
-    }
-    const result = el.querySelector("[data-sound]");
-    const reveal = parseFloat(el.style.getPropertyValue("--reveal")) || 0;
-    if (result) {
-      setTimeout(() => {
-        play(result.dataset.sound);
-        celebrate(result, "[data-testid=war-net]");
-        // The round's end, read out (the round region was swapped whole).
-        const out = document.getElementById("war-announce");
-        if (out) out.textContent = result.innerText.replace(/\s+/g, " ").trim();
-      }, reveal * 1000);
-    }
-  }
 
-  document.body.addEventListener("htmx:afterSettle", roundSettled);
   function roundSettled() {
     const el = roundEl();
     if (!el) return;
@@ -376,18 +169,16 @@ if (app && form) {
       // A new round was dealt: its bet (as the server took it, e.g. raised
       // to the minimum) becomes the one 0 repeats, and the slip is spent.
       app.dataset.roundId = el.dataset.roundId;
-      lastBet = { ante: Number(el.dataset.ante), tie_bet: Number(el.dataset.tieBet) };
-      stacks.ante = [];
-      stacks.tie_bet = [];
-      active = "ante";
+      bet.spent({ ante: Number(el.dataset.ante), tie_bet: Number(el.dataset.tieBet) });
       render();
     }
     syncDealButton();
-    startCountdown();
+    startCountdown(leaveTable);
     // The limits may have been swapped in (a new personal max bet): the
     // line beside the ANTE follows the tie bet on the felt.
-    showWarAnteMax(amounts().tie_bet);
+    bet.showWarAnteMax();
   }
+  document.body.addEventListener("htmx:afterSettle", roundSettled);
 
   // --- DEAL and the decision over the table's socket ------------------------
   const socket = tableSocket(app, app);
@@ -399,8 +190,8 @@ if (app && form) {
     if (!socket.open() || !(elt === form || deciding)) return;
     event.preventDefault();
     if (socket.waiting()) return; // an answer is on its way
-    if (!deciding && roundStatus() === "open") return note(msg("msgFinish"));
-    if (!deciding && amounts().ante <= 0) return note(msg("msgNoAnte"));
+    if (!deciding && roundStatus() === "open") return note(bet.message("msgFinish"));
+    if (!deciding && bet.amounts().ante <= 0) return note(bet.message("msgNoAnte"));
     const values = event.detail.formData || event.detail.parameters;
     const fields = values instanceof FormData ? values.entries() : Object.entries(values);
     const hold = deciding ? null : document.getElementById("war-deal");
@@ -410,7 +201,7 @@ if (app && form) {
     const html = event.detail?.message;
     if (typeof html !== "string") return;
     if (html.indexOf('id="war-round"') !== -1) {
-      roundSwapped();
+      roundShown();
       roundSettled();
     }
     if (html.indexOf('id="war-round"') !== -1 || html.indexOf('id="war-message"') !== -1) socket.release();
@@ -434,39 +225,8 @@ if (app && form) {
     }
   });
 
-  // --- the menu: settings, history, personal max bet -------------------------
   const menu = document.getElementById("war-menu");
-  const showTab = (name) => {
-    for (const tab of menu.querySelectorAll("[data-tab]")) {
-      tab.setAttribute("aria-selected", tab.dataset.tab === name ? "true" : "false");
-    }
-    for (const panel of menu.querySelectorAll("[data-panel]")) {
-      panel.hidden = panel.dataset.panel !== name;
-    }
-  };
-  document.querySelector("[data-open-menu]")?.addEventListener("click", () => {
-    if (!menu.open) menu.showModal();
-  });
-  menu.addEventListener("click", (event) => {
-    const tab = event.target.closest?.("[data-tab]");
-    if (tab) showTab(tab.dataset.tab);
-    // A click on the backdrop (outside the box) closes the menu.
-    if (event.target === menu) menu.close();
-  });
-  // The settings form answers with itself: apply what it now says.
-  document.body.addEventListener("htmx:afterSettle", () => {
-    const settings = document.getElementById("war-settings");
-    if (!settings) return;
-    const on = (name) => Boolean(settings.querySelector(`[name=${name}]`)?.checked);
-    sound?.configure({ sound: on("sound"), effects: on("effects"), music: on("music") });
-  });
-  // Volume (0-100): the player's, saved with the other settings (htmx posts
-  // the slider on change); the gain follows the slider as it moves.
-  const volume = document.getElementById("war-volume");
-  if (volume && typeof sound?.setVolume === "function") {
-    sound.setVolume(Number(volume.value));
-    volume.addEventListener("input", () => sound.setVolume(Number(volume.value)));
-  }
+  startMenu(menu, document.querySelector("[data-open-menu]"));
 
   // --- keys (seed 004): 0 repeat, Enter deal, + war, - surrender,
   //     PgDn pass, Del clear --------------------------------------------------
@@ -480,7 +240,7 @@ if (app && form) {
     const code = event.code;
     let handled = true;
     if (key === "0" || code === "Numpad0") repeatBet();
-    else if (key === "Enter" || code === "NumpadEnter") deal();
+    else if (key === "Enter" || code === "NumpadEnter") form.requestSubmit();
     else if (key === "+" || code === "NumpadAdd") decide("war");
     else if (key === "-" || code === "NumpadSubtract") decide("surrender");
     else if (key === "PageDown") pass();
@@ -493,5 +253,5 @@ if (app && form) {
   if (first && first.dataset.roundId) app.dataset.roundId = first.dataset.roundId;
   render();
   syncDealButton();
-  startCountdown();
+  startCountdown(leaveTable);
 }

@@ -82,9 +82,14 @@ def squeeze_bet(page, live_url, *, pair: bool = False) -> None:
     page.get_by_test_id("bet").click()
 
 
+def peel_state(page) -> dict | None:
+    """The peel as static/js/squeeze.js holds it (the page's own module instance)."""
+    return page.evaluate("async () => (await import('/static/js/squeeze.js')).state()")
+
+
 def index_visibility(page) -> str:
     return page.evaluate(
-        "() => getComputedStyle(document.querySelector('#bac-peel-face .index')).visibility"
+        "() => getComputedStyle(document.querySelector('#bac-peel-face .pc-corner')).visibility"
     )
 
 
@@ -124,11 +129,14 @@ def test_a_mouse_drag_peels_the_players_second_card_beside_the_navigator(
     page.mouse.move(x, bottom - box["height"] * 0.3, steps=8)
     expect(page.get_by_test_id("peel-face")).to_have_attribute("data-card", "9S")
     assert index_visibility(page) == "hidden"
-    state = page.evaluate("window.CasinoSqueeze.state()")
+    state = peel_state(page)
     assert state["started"] and 0.25 < state["progress"] < 0.35
     page.mouse.up()
-    page.wait_for_function("() => window.CasinoSqueeze.state().progress === 0")
-    assert not page.evaluate("window.CasinoSqueeze.state().opened")
+    deadline = time.monotonic() + 5
+    while peel_state(page)["progress"] != 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert peel_state(page)["progress"] == 0
+    assert not peel_state(page)["opened"]
     expect(stage).to_be_visible()
 
     # All the way up: it flips open, the index shows, and the reveal goes on.
@@ -189,7 +197,7 @@ def test_a_finger_peels_the_card_from_a_corner_on_a_phone(page, live_url, signed
         touch("touchMove", x0 - k * 6, y0 - k * 8)
     expect(page.get_by_test_id("peel-face")).to_have_attribute("data-card", "8H")
     assert index_visibility(page) == "hidden"
-    assert not page.evaluate("window.CasinoSqueeze.state().opened")
+    assert not peel_state(page)["opened"]
     for k in range(9, 40):
         touch("touchMove", x0 - k * 6, y0 - k * 8)
     touch("touchEnd")

@@ -24,7 +24,7 @@ def open_table(page, live_url) -> None:
 
 
 def sound_state(page) -> dict:
-    return page.evaluate("() => window.CasinoSound.state()")
+    return page.evaluate("async () => (await import('/static/js/sound.js')).sound.state()")
 
 
 def stored(username: str, check, timeout: float = 10) -> Profile:

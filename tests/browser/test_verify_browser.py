@@ -38,7 +38,9 @@ def test_the_browser_derives_the_three_test_vectors(page, live_url):
     # The same functions, called directly in the page, agree too.
     for vector in VECTORS:
         shoe = page.evaluate(
-            "v => CasinoVerify.deriveShoe(v.server_seed, v.client_seed, v.nonce, v.decks)", vector
+            """async (v) => (await import("/static/js/verify.js"))
+                .deriveShoe(v.server_seed, v.client_seed, v.nonce, v.decks)""",
+            vector,
         )
         assert shoe[:12] == vector["first_cards"]
         assert len(shoe) == 52 * vector["decks"]
@@ -218,7 +220,7 @@ def test_the_baccarat_table_remembers_each_commitment_it_shows(page, live_url, s
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
     shown = page.get_by_test_id("seed-hash")
     first_hash = shown.text_content()
-    remembered = "h => window.CasinoCommitments.seenAt(h)"
+    remembered = "async h => (await import('/static/js/commitments.js')).seenHere(h)"
     assert isinstance(page.evaluate(remembered, first_hash), int)
     page.get_by_test_id("chip-5").click()
     page.get_by_test_id("area-banker").click()

@@ -252,11 +252,11 @@ def test_the_menu_shows_the_settings_and_the_last_rounds_at_this_table(
     assert Profile.objects.get(user__username=signed_up).fast_play is True
 
     page.get_by_test_id("tab-history").click()
-    rows = page.get_by_test_id("history-row")
+    rows = page.get_by_test_id("game-history-row")
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("You win")
     expect(rows.first).to_contain_text("+5")
-    page.get_by_test_id("history-link").first.click()
+    page.get_by_test_id("game-history-link").first.click()
     page.wait_for_url(f"{live_url}/history/round/{rnd.pk}/")
 
 

@@ -48,7 +48,7 @@ def imports_of(source: str) -> list[str]:
 
 def test_it_finds_the_imports_the_site_writes():
     source = (ROOT / "static/js/war.js").read_text()
-    assert "./slip.js" in imports_of(source)
+    assert "./war_bet.js" in imports_of(source)
     assert imports_of('export * from "./a.js"; import("./b.js"); import "./c.js";') == [
         "./a.js",
         "./b.js",

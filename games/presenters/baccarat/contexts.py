@@ -27,7 +27,7 @@ from games.presenters.baccarat.board import (
     slip_limits_json,
 )
 from games.presenters.baccarat.roads import RoadsView
-from games.presenters.baccarat.squeeze import PeelView, SqueezeToggle, peel_face
+from games.presenters.baccarat.squeeze import PeelView, SqueezeToggle
 from games.presenters.common import (
     CardFace,
     card_face,
@@ -291,7 +291,7 @@ def peel_context(peel: PeelView) -> dict[str, Any]:
 
 
 def peel_face_context(slot: str, code: str) -> dict[str, Any]:
-    return {"face": peel_face(slot, code)}
+    return {"face": card_face(slot, code)}
 
 
 def result_context(rnd: Round, *, table: Table, roads: RoadWindow) -> dict[str, Any]:

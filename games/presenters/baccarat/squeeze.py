@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from games.baccarat.odds import navigator, squeeze_steps
 from games.baccarat.rules import play_coup
 from games.cards import Card
-from games.display import is_red, rank_label, suit_symbol
+from games.display import rank_label
 from games.models import Round
 from games.services.baccarat import PAIR_OF, SIDES, squeeze_unlocked
 
@@ -135,57 +135,3 @@ def squeeze_peels(rnd: Round, side: str | None) -> dict[str, PeelView]:
         )
         peels[slot] = PeelView(slot, side, number, rnd.pk, nav)
     return peels
-
-
-@dataclass(frozen=True)
-class Pip:
-    x: int  # percent of the card's width
-    y: int  # percent of the card's height
-    flip: bool  # upside down (lower half, as printed on a real card)
-
-
-# Where the suit symbols sit on a real card (the index corners stay clear).
-_L, _C, _R = 30, 50, 70
-PIP_LAYOUTS: dict[str, tuple[tuple[int, int], ...]] = {
-    "A": ((_C, 50),),
-    "2": ((_C, 18), (_C, 82)),
-    "3": ((_C, 18), (_C, 50), (_C, 82)),
-    "4": ((_L, 18), (_R, 18), (_L, 82), (_R, 82)),
-    "5": ((_L, 18), (_R, 18), (_C, 50), (_L, 82), (_R, 82)),
-    "6": ((_L, 18), (_R, 18), (_L, 50), (_R, 50), (_L, 82), (_R, 82)),
-    "7": ((_L, 18), (_R, 18), (_C, 34), (_L, 50), (_R, 50), (_L, 82), (_R, 82)),
-    "8": ((_L, 18), (_R, 18), (_C, 34), (_L, 50), (_R, 50), (_C, 66), (_L, 82), (_R, 82)),
-    "9": ((_L, 18), (_R, 18), (_L, 39), (_R, 39), (_C, 50), (_L, 61), (_R, 61), (_L, 82), (_R, 82)),
-    "T": (
-        (_L, 18), (_R, 18), (_C, 29), (_L, 39), (_R, 39),
-        (_L, 61), (_R, 61), (_C, 71), (_L, 82), (_R, 82),
-    ),
-}  # fmt: skip
-# Court cards show a figure, not a letter: the rank shows when the card is open.
-COURT_FIGURES = {"J": "♞", "Q": "♛", "K": "♚"}
-
-
-@dataclass(frozen=True)
-class PeelFace:
-    """The peeled card's face, sent only once the player starts to peel it."""
-
-    slot: str
-    code: str
-    rank: str
-    suit: str
-    red: bool
-    pips: list[Pip]
-    figure: str  # J / Q / K: the court figure; "" for pip cards
-
-
-def peel_face(slot: str, code: str) -> PeelFace:
-    card = Card.parse(code)
-    return PeelFace(
-        slot=slot,
-        code=str(card),
-        rank=rank_label(card.rank),
-        suit=suit_symbol(card.suit),
-        red=is_red(card.suit),
-        pips=[Pip(x, y, y > 50) for x, y in PIP_LAYOUTS.get(card.rank, ())],
-        figure=COURT_FIGURES.get(card.rank, ""),
-    )

@@ -119,7 +119,7 @@ async def test_the_peeled_cards_face_is_sent_only_after_the_peel_starts(player):
     await say(communicator, action="peel_start", slot="p2")
     face = await communicator.receive_from(timeout=5)
     assert 'id="bac-peel-face"' in face and f'data-card="{p2}"' in face
-    assert 'class="index index-top"' in face  # hidden by CSS until the card is open
+    assert 'class="pc-corner pc-top"' in face  # hidden by CSS until the card is open
     assert await communicator.receive_nothing(timeout=0.2)  # until the card is open
 
     await say(communicator, action="continue", slot="p2")

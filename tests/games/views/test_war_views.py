@@ -405,7 +405,7 @@ def test_the_menu_history_lists_the_players_rounds_at_this_table(
         war.deal(user=who, table=table, ante=500, tie_bet=0, slip_key=f"h{i}")
     body = client.get(url("war_menu_history", table), **HTMX).content.decode()
     mine = Round.objects.filter(player=player).order_by("-id")
-    assert body.count('data-testid="history-row"') == 2
+    assert body.count('data-testid="game-history-row"') == 2
     for rnd in mine:
         assert f'href="{reverse("history_round", args=[rnd.pk])}"' in body
     assert "Dealer wins" in body and "-5" in body

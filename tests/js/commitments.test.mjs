@@ -1,11 +1,9 @@
 // static/js/commitments.js under Node: what a table remembers of the
 // commitments it showed, as a player's later VERIFY reads it back.
-"use strict";
+import assert from "node:assert/strict";
+import { test } from "node:test";
 
-const assert = require("node:assert/strict");
-const { test } = require("node:test");
-
-const memory = require("../../static/js/commitments.js");
+import * as memory from "../../static/js/commitments.js";
 
 function storage() {
   const items = new Map();

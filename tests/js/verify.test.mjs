@@ -3,13 +3,14 @@
 // the Python snippet runs too (tests/fairness/test_tampered_rounds.py). A
 // genuine round matches with nothing to say; each tampered one fails and its
 // failure names what differs.
-"use strict";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
 
-const assert = require("node:assert/strict");
-const { test } = require("node:test");
-
-const verify = require("../../static/js/verify.js");
-const { cases, vectors } = require("../fairness/tampered_rounds.json");
+import * as verify from "../../static/js/verify.js";
+const { cases, vectors } = JSON.parse(
+  readFileSync(new URL("../fairness/tampered_rounds.json", import.meta.url), "utf8"),
+);
 
 for (const c of cases) {
   test(`${c.name}: ${c.expect === "match" ? "matches" : "fails, naming " + JSON.stringify(c.names)}`, async () => {

@@ -1,11 +1,9 @@
 // static/js/times.js under Node: a time the server wrote in UTC, as a player
 // in another zone reads it.
-"use strict";
+import assert from "node:assert/strict";
+import { test } from "node:test";
 
-const assert = require("node:assert/strict");
-const { test } = require("node:test");
-
-const times = require("../../static/js/times.js");
+import * as times from "../../static/js/times.js";
 
 const ISO = "2026-12-02T01:50:16Z";
 

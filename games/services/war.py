@@ -40,8 +40,6 @@ from games.money import decimal_pays
 from games.selectors import war as war_selectors
 from games.selectors.players import is_demo
 from games.services import bets, metrics, rounds
-from games.services.bets import can_war, largest_war_ante  # noqa: F401 - the table presenter's names
-from games.services.bets import war_limits as bet_limits  # noqa: F401 - the table presenter's name
 from games.services.push import push, war_group
 from games.services.wallet import Posting, post
 from games.verify import derive_shoe

@@ -12,7 +12,7 @@ from games.models import Profile, Round, Table
 from games.presenters.war.board import TEMPLATE, round_view
 from games.presenters.war.contexts import limits_view, table_context
 from games.selectors import war as war_selectors
-from games.services import rounds
+from games.services import bets, rounds
 from games.services import war as war_service
 
 
@@ -20,10 +20,10 @@ def table_limits(*, user: Any, table: Table, profile: Profile) -> dict[str, Any]
     """The limits the chip rack checks, with the largest ante that can still
     go to war under the MAX BET (what the table says at the ante)."""
     current = rounds.current_version(table)
-    limits = war_service.bet_limits(user=user, version=current, profile=profile, chips=table.chips)
+    limits = bets.war_limits(user=user, version=current, profile=profile, chips=table.chips)
     return {
         **limits_view(current, (limits.max_bet, limits.personal)),
-        "war_ante_max": war_service.largest_war_ante(limits),
+        "war_ante_max": bets.largest_war_ante(limits),
         "step": limits.step,
     }
 
@@ -48,7 +48,7 @@ def round_context(
         view = round_view(
             rnd,
             fresh_from=fresh_from,
-            can_war=waiting and war_service.can_war(balance=balance, ante=rnd.bets["ante"]),
+            can_war=waiting and bets.can_war(balance=balance, ante=rnd.bets["ante"]),
             surrender_back=(
                 war_service.surrender_back(ante=rnd.bets["ante"], version=rnd.version)
                 if waiting

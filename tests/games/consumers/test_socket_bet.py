@@ -115,6 +115,7 @@ def rounds_of(user) -> list[Round]:
     return list(Round.objects.filter(player=user).order_by("id"))
 
 
+@pytest.mark.engines
 async def test_a_whole_round_is_bet_answered_and_revealed_over_the_socket(player):
     tab = await Tab.of(player)
     await tab.open()
@@ -140,6 +141,7 @@ async def test_a_whole_round_is_bet_answered_and_revealed_over_the_socket(player
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_slip_key_sent_twice_makes_one_round_and_shows_it_once(player):
     tab = await Tab.of(player)
     await tab.open()
@@ -242,6 +244,7 @@ async def test_a_closed_table_refuses_the_socket_bet(player):
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_bet_after_logging_out_elsewhere_ends_the_socket_and_bets_nothing(player):
     """A socket whose session is gone before its first BET (a logout that
     did not reach it) bets nothing. (After a round, the round's own lock
@@ -258,6 +261,7 @@ async def test_a_bet_after_logging_out_elsewhere_ends_the_socket_and_bets_nothin
     assert await books(player) == (START, 0, player.start_rows)
 
 
+@pytest.mark.engines
 async def test_the_squeeze_turned_on_over_http_holds_for_the_next_socket_bet(make_player):
     """The socket keeps its copy of the session for BET; turning the SQUEEZE
     toggle on (an HTTP post of the same session) reaches it, so the next
@@ -281,6 +285,7 @@ async def test_the_squeeze_turned_on_over_http_holds_for_the_next_socket_bet(mak
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_squeeze_stored_before_its_message_reaches_the_socket_holds_for_the_next_bet(
     make_player,
 ):
@@ -314,6 +319,7 @@ async def test_a_squeeze_stored_before_its_message_reaches_the_socket_holds_for_
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_another_tab_of_the_player_sees_the_round_the_socket_placed(player):
     """A second tab at the table gets the round as a push; the tab that bet
     shows it once."""
@@ -329,6 +335,7 @@ async def test_another_tab_of_the_player_sees_the_round_the_socket_placed(player
         await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_tab_opened_after_the_only_other_closed_still_gets_pushes(player):
     """The count of the player's sockets goes down as they close: a BET over
     HTTP with one socket open reaches it, and a socket BET with a second tab
@@ -371,6 +378,7 @@ async def test_a_flood_of_messages_is_refused_then_cut_off(player, settings):
     assert await books(player) == (START, 0, player.start_rows)
 
 
+@pytest.mark.engines
 async def test_a_round_bet_over_the_only_socket_takes_no_trip_through_the_channel_layer(player):
     """The socket that placed the round reveals it from what it holds: with
     no other tab at the table, nothing is sent to the player's group (a BET
@@ -391,6 +399,7 @@ async def test_a_round_bet_over_the_only_socket_takes_no_trip_through_the_channe
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_socket_dropped_right_after_bet_resumes_the_round_and_bet_again_is_the_same(
     player, settings
 ):

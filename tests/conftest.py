@@ -16,6 +16,7 @@ import os
 import time
 from pathlib import Path
 
+import hypothesis
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -34,6 +35,19 @@ from tests.make_run import free_port, make_run_command, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 _usernames = itertools.count(1)
+
+# Property tests (Hypothesis): `ci`, the default, tries the same hundred
+# examples on every run (derandomize: a failure found once is found again,
+# with no example database on disk) and sets no deadline (a busy machine is
+# slow, not wrong). HYPOTHESIS_PROFILE=thorough tries ten times as many, new
+# ones each run. A test asks for fewer only where each example is costly.
+hypothesis.settings.register_profile(
+    "ci", max_examples=100, deadline=None, derandomize=True, database=None
+)
+hypothesis.settings.register_profile(
+    "thorough", hypothesis.settings.get_profile("ci"), max_examples=1000, derandomize=False
+)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config):

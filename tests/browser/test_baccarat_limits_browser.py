@@ -9,7 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from games.models import Round
-from tests.browser.test_baccarat_browser import open_table, stored_round
+from tests.browser.helpers import stored_round
+from tests.browser.test_baccarat_browser import open_table
 
 pytestmark = pytest.mark.browser
 

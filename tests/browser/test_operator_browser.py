@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from games.models import AuditEntry
 from games.services.wallet import open_account
-from tests.browser.test_contrast_browser import log_in, settled_round
+from tests.browser.helpers import log_in
+from tests.browser.test_contrast_browser import settled_round
 
 pytestmark = pytest.mark.browser
 

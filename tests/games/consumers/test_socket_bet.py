@@ -171,6 +171,7 @@ async def test_a_slip_key_sent_twice_makes_one_round_and_shows_it_once(player):
         ({"dragon": "5"}, "Place at least one chip"),
         ({"player": "10.55"}, "Bets are made in steps of 0.10 chips"),
         ({"player": "1e3"}, "written with the digits 0-9"),
+        ({"player": "1e999999999"}, "written with the digits 0-9"),
         ({"player": "１０"}, "written with the digits 0-9"),
         ({"player": "9" * 400}, "written with the digits 0-9"),
         ({"player": "10", "slip_key": ""}, "This bet slip has expired"),

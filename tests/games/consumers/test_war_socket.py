@@ -163,6 +163,7 @@ async def test_a_slip_key_sent_twice_deals_one_round(player):
     [
         ({"ante": "", "tie_bet": ""}, "ante"),
         ({"ante": "1e3", "tie_bet": ""}, "written with the digits 0-9"),
+        ({"ante": "1e999999999", "tie_bet": ""}, "written with the digits 0-9"),
         ({"ante": [10], "tie_bet": ""}, "written with the digits 0-9"),
         ({"ante": "1100", "tie_bet": ""}, "balance"),
         ({"ante": "10", "tie_bet": "", "slip_key": ""}, "not valid"),

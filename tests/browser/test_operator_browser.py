@@ -38,14 +38,9 @@ def test_the_operator_finds_a_player_and_deactivates_them(browser, live_url, cas
         log_in(op_context, live_url, operator)
         log_in(their_context, live_url, player)
         theirs = their_context.new_page()
-        sockets = []
-        theirs.on("websocket", lambda ws: sockets.append(ws))
-        theirs.goto(f"{live_url}/baccarat/baccarat-classic/")
-        deadline = time.monotonic() + 10
-        while not sockets and time.monotonic() < deadline:
-            theirs.wait_for_timeout(100)
-        assert sockets, "the table opened no socket"
-        table_socket = sockets[0]
+        with theirs.expect_websocket(timeout=10_000) as opened:
+            theirs.goto(f"{live_url}/baccarat/baccarat-classic/")
+        table_socket = opened.value
 
         page = op_context.new_page()
         page.goto(f"{live_url}/history/player/")

@@ -20,6 +20,8 @@ from games.models import Round
 
 T = TypeVar("T")
 
+PASSWORD = "pw-Secret-123"  # every browser player's
+
 
 def eventually(read: Callable[[], T | None], what: str, seconds: float = 10) -> T:
     """The first value ``read()`` gives that is neither None nor false,
@@ -52,10 +54,12 @@ def stored_round(
     return eventually(latest, "the round")
 
 
-def log_in(context, live_url: str, user) -> None:
+def log_in(context, live_url: str, user, **values) -> None:
     """Put the user's session cookie in a browser context (no password
-    hashing: the login form is Django's own and tested there)."""
+    hashing: the login form is Django's own and tested there), the session
+    holding ``values`` besides."""
     session = SessionStore()
+    session.update(values)
     session[SESSION_KEY] = str(user.pk)
     session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()

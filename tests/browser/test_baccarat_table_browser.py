@@ -8,13 +8,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
 from games.models import Profile, Wallet
 from games.services.wallet import Posting, post
-from tests.browser.helpers import stored_round
+from tests.browser.helpers import log_in, stored_round
 from tests.seeds import find_seed
 
 pytestmark = pytest.mark.browser
@@ -136,12 +137,8 @@ def test_a_touch_swipe_puts_a_chip_on_banker_on_a_phone(browser, live_url, signe
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, locale="en-US"
     )
     page = context.new_page()
-    # The same player's session, from the page the fixture signed up with.
-    page.goto(f"{live_url}/accounts/login/")
-    page.fill("input[name=username]", signed_up)
-    page.fill("input[name=password]", "pw-Secret-123")
-    page.click("main button[type=submit]")
-    page.wait_for_url(re.compile(r"/$"))
+    # The same player, on a phone.
+    log_in(context, live_url, get_user_model().objects.get(username=signed_up))
     open_table(page, live_url)
     area = page.get_by_test_id("area-banker")
     area.scroll_into_view_if_needed()

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from games.models import LedgerEntry, Profile, Round, Wallet
+from games.models import Round
+from tests.games.views.test_war_views import snapshot
 
 FORGED = "1e999999999"
 HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
@@ -21,18 +22,6 @@ def player(client, make_player):
     user = make_player(chips=1_000)
     client.force_login(user)
     return user
-
-
-def books(user) -> tuple:
-    """Everything a refused slip must leave as it was."""
-    profile = Profile.objects.get(user=user)
-    return (
-        Wallet.objects.get(user=user).balance,
-        LedgerEntry.objects.filter(wallet__user=user).count(),
-        Round.objects.filter(player=user).count(),
-        profile.nonce,
-        profile.next_server_seed,
-    )
 
 
 @pytest.mark.parametrize(
@@ -46,12 +35,12 @@ def test_a_forged_amount_is_refused_422_and_the_same_slip_then_plays(
     client, player, endpoint, slug, area, refused_in
 ):
     url = reverse(endpoint, args=[slug])
-    before = books(player)
+    before = snapshot(player)
     refused = client.post(url, {"slip_key": "forged", area: FORGED}, **HTMX)
     assert refused.status_code == 422
     html = refused.content.decode()
     assert refused_in in html and "written with the digits 0-9" in html
-    assert books(player) == before
+    assert snapshot(player) == before
 
     played = client.post(url, {"slip_key": "forged", area: "5"}, **HTMX)
     assert played.status_code == 200

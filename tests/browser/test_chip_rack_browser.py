@@ -7,8 +7,6 @@ both games, at any multiplier."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.db import transaction
 from playwright.sync_api import expect
@@ -29,15 +27,21 @@ IN_STRIP = """(el) => {
 }"""
 
 
+# True once the rack's strip has not moved since the last look (a smooth
+# scroll has ended).
+SCROLL_SETTLED = """
+() => {
+  const now = document.querySelector("[data-rack-chips]").scrollLeft;
+  const settled = window.__rackScroll === now;
+  window.__rackScroll = now;
+  return settled;
+}
+"""
+
+
 def wait_for_scroll_to_settle(page) -> None:
-    last = None
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        now = page.evaluate("document.querySelector('[data-rack-chips]').scrollLeft")
-        if now == last:
-            return
-        last = now
-        page.wait_for_timeout(120)
+    page.evaluate("() => { window.__rackScroll = undefined; }")
+    page.wait_for_function(SCROLL_SETTLED, polling=120, timeout=5_000)
 
 
 def tap_chip(page, value: int) -> int:

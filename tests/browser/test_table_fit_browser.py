@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
 from games.models import Profile
+from tests.browser.helpers import eventually
 from tests.seeds import find_seed, war_cases
 
 pytestmark = pytest.mark.browser
@@ -117,15 +118,24 @@ def next_shoe(username: str, seed: str) -> None:
 
 
 def all_in_view(page, testids: list[str], when: str) -> None:
+    """Each part wholly on screen and uncovered, once the page has come to
+    rest (a rack's smooth scroll is no animation ``still`` sees)."""
     page.evaluate("window.scrollTo(0, 0)")
-    problems = {}
-    for testid in testids:
-        element = page.get_by_test_id(testid)
-        expect(element).to_have_count(1)
-        seen = element.evaluate(UNCOVERED)
-        if not seen["inside"] or seen["covered"]:
-            problems[testid] = seen
-    assert not problems, f"{when}: {problems}"
+
+    def problems() -> dict:
+        found = {}
+        for testid in testids:
+            element = page.get_by_test_id(testid)
+            expect(element).to_have_count(1)
+            seen = element.evaluate(UNCOVERED)
+            if not seen["inside"] or seen["covered"]:
+                found[testid] = seen
+        return found
+
+    try:
+        eventually(lambda: not problems(), "everything in view", seconds=5)
+    except AssertionError:
+        raise AssertionError(f"{when}: {problems()}") from None
 
 
 # Whether every animation in the elements a selector names (and inside them)

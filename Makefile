@@ -6,7 +6,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run setup test test-fast test-browser test-engines test-cluster lint lock format admin messages clean cluster cluster-stop chromium prometheus
+.PHONY: run setup test test-suites test-fast test-browser test-engines test-cluster lint lock format admin messages clean cluster cluster-stop chromium prometheus
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -93,11 +93,19 @@ prometheus:
 TEST_WORKERS ?= auto
 XDIST := -n $(TEST_WORKERS) --dist worksteal
 
-# pytest exits 5 when a selection has no tests; that is not a failure here.
-# The fast suite runs under coverage (pytest-cov gathers every worker's data
-# into one file), whose report prints the total and fails under the floor in
-# pyproject's [tool.coverage.report] (no report after exit 5).
+# make test runs every suite one after another and prints the time they
+# took (the installs before them not counted), as CI reads it: the fast
+# suite, the browser's own JavaScript under node, the cluster stage, then the
+# browser suite. pytest exits 5 when a selection has no tests; that is not a
+# failure here. The fast suite runs under coverage (pytest-cov gathers every
+# worker's data into one file), whose report prints the total and fails under
+# the floor in pyproject's [tool.coverage.report] (no report after exit 5).
 test: $(VENV)/.dev messages chromium prometheus
+	@start=$$(date +%s); status=0; \
+	  $(MAKE) --no-print-directory test-suites || status=$$?; \
+	  echo "make test took $$(( $$(date +%s) - start )) s"; exit $$status
+
+test-suites:
 	$(BIN)/python -m pytest -m "not browser" -q $(XDIST) --cov --cov-report= --cov-fail-under=0; \
 	  status=$$?; \
 	  if [ $$status -eq 0 ]; then $(BIN)/python -m coverage report; else [ $$status -eq 5 ]; fi
@@ -114,27 +122,29 @@ test-browser: $(VENV)/.dev messages chromium
 	DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
 	  $(BIN)/python -m pytest -m browser -q $(XDIST) || [ $$? -eq 5 ]
 
-# The service, ledger and consumer tests again on PostgreSQL and Redis,
-# started here on loopback ports of their own and stopped afterwards.
+# The tests marked `engines` (pyproject's markers: what holds only on
+# PostgreSQL, Redis or the cluster's servers) again on PostgreSQL and Redis,
+# started here on loopback ports of their own and stopped afterwards; every
+# other test runs on SQLite in the fast suite alone.
 # Test ports sit below the kernel's range for outgoing connections (32768-60999
 # here), so a busy machine's client sockets can never hold them.
 ENGINES_DIR ?= /tmp/casino-engines-$(ENGINES_PG_PORT)
 ENGINES_PG_PORT ?= 25432
 ENGINES_REDIS_PORT ?= 26379
-ENGINE_TESTS := tests/games/test_wallet.py tests/games/services tests/games/consumers tests/engines \
-  tests/games/views/test_operator_views.py
+ENGINE_TESTS := -m "engines and not browser" tests
 test-engines: $(VENV)/.dev messages
 	ops/services.sh install
 	ops/services.sh start $(ENGINES_DIR) $(ENGINES_PG_PORT) $(ENGINES_REDIS_PORT) >/dev/null
 	DATABASE_URL=postgres://postgres@127.0.0.1:$(ENGINES_PG_PORT)/casino \
 	REDIS_URL=redis://127.0.0.1:$(ENGINES_REDIS_PORT)/0 \
-	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS)); \
+	  $(BIN)/python -m pytest -q $(ENGINE_TESTS); \
 	  status=$$?; ops/services.sh stop $(ENGINES_DIR); [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
-# The engine tests (test-engines' list) on the PostgreSQL and Redis of a
-# cluster started here on ports of its own (gunicorn + uvicorn + nginx), and
-# the tests that play against that cluster over HTTP and websockets
-# (tests/engines/test_cluster.py, which CASINO_CLUSTER_URL points at it).
+# The engine tests on the PostgreSQL and Redis of a cluster started here on
+# ports of its own (gunicorn + uvicorn + nginx), among them those that play
+# against that cluster over HTTP and websockets (tests/engines/test_cluster.py,
+# the front door's attacks on nginx), which CASINO_CLUSTER_URL points at it.
+# One process: the tests share one cluster and one Redis database.
 # pytest uses Redis database 1, the cluster database 0.
 CLUSTER_TEST_DIR ?= /tmp/casino-cluster-test
 CLUSTER_TEST_PORT ?= 28000
@@ -145,9 +155,6 @@ CLUSTER_TEST_ENV := CLUSTER_DIR=$(CLUSTER_TEST_DIR) PORT=$(CLUSTER_TEST_PORT) \
   CLUSTER_PG_PORT=$(CLUSTER_TEST_PG_PORT) CLUSTER_REDIS_PORT=$(CLUSTER_TEST_REDIS_PORT) \
   CLUSTER_WORKER_BASE=28101 HTTP_WORKERS=2 WS_WORKERS=2 CASINO_REVEAL_DELAY=0.05 CASINO_REVEAL_FAST_DELAY=0.01 \
   CLUSTER_PROMETHEUS_PORT=$(CLUSTER_TEST_PROMETHEUS_PORT) PROMETHEUS_SCRAPE_SECONDS=2
-# The front door's attacks against the cluster's nginx (their make run half
-# ran in the fast suite).
-CLUSTER_TESTS := tests/casino/test_front_door.py
 test-cluster: $(VENV)/.dev messages
 	$(CLUSTER_TEST_ENV) ops/cluster.sh start
 	CASINO_CLUSTER_URL=http://127.0.0.1:$(CLUSTER_TEST_PORT) \
@@ -155,7 +162,7 @@ test-cluster: $(VENV)/.dev messages
 	CASINO_CLUSTER_DIR=$(CLUSTER_TEST_DIR) \
 	DATABASE_URL=postgres://postgres@127.0.0.1:$(CLUSTER_TEST_PG_PORT)/casino \
 	REDIS_URL=redis://127.0.0.1:$(CLUSTER_TEST_REDIS_PORT)/1 \
-	  $(BIN)/python -m pytest -m "not browser" -q $(wildcard $(ENGINE_TESTS) $(CLUSTER_TESTS)); \
+	  $(BIN)/python -m pytest -q $(ENGINE_TESTS); \
 	  status=$$?; $(CLUSTER_TEST_ENV) ops/cluster.sh stop >/dev/null; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 # HTTP_WORKERS gunicorn processes (default 2) and WS_WORKERS uvicorn

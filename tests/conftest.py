@@ -16,6 +16,7 @@ import os
 import time
 from pathlib import Path
 
+import hypothesis
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -23,17 +24,33 @@ from django.core.management import call_command
 from django.core.signals import request_started
 from django.db import connections, transaction
 from django.test import Client
-from django.utils import translation
+from django.utils import timezone, translation
 
+from casino.hashing import Argon2Hasher
 from games.models import LedgerEntry, Table
 from games.presets import WAR_PAYS
 from games.selectors.roads import forget_kept_rounds
+from games.services import play_safe
 from games.services.tables import create_presets, snapshot_version
 from games.services.wallet import Posting, open_account, post
+from tests.browser.helpers import PASSWORD, log_in
 from tests.make_run import free_port, make_run_command, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 _usernames = itertools.count(1)
+
+# Property tests (Hypothesis): `ci`, the default, tries the same hundred
+# examples on every run (derandomize: a failure found once is found again,
+# with no example database on disk) and sets no deadline (a busy machine is
+# slow, not wrong). HYPOTHESIS_PROFILE=thorough tries ten times as many, new
+# ones each run. A test asks for fewer only where each example is costly.
+hypothesis.settings.register_profile(
+    "ci", max_examples=100, deadline=None, derandomize=True, database=None
+)
+hypothesis.settings.register_profile(
+    "thorough", hypothesis.settings.get_profile("ci"), max_examples=1000, derandomize=False
+)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config):
@@ -234,14 +251,22 @@ def orm(server_db, django_db_blocker):
         yield
 
 
+@pytest.fixture(scope="session")
+def password_hash() -> str:
+    """Every browser player's password as the server hashes it, made once."""
+    hasher = Argon2Hasher()
+    return hasher.encode(PASSWORD, hasher.salt())
+
+
 @pytest.fixture
-def signed_up(page, live_url):
-    """Sign up a fresh player in the browser; returns the username."""
+def signed_up(page, live_url, orm, password_hash):
+    """A fresh player as sign-up leaves one (chips granted, a session begun),
+    logged in in the page's browser; returns the username. The sign-up form
+    itself: tests/browser/test_signup_browser.py."""
     username = f"browser{next(_usernames)}x{int(time.time() * 1000) % 1000000}"
-    page.goto(f"{live_url}/accounts/signup/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password1]", "pw-Secret-123")
-    page.fill("input[name=password2]", "pw-Secret-123")
-    page.click("[data-testid=signup-submit]")
-    page.wait_for_url(f"{live_url}/")
+    user = get_user_model().objects.create(username=username, password=password_hash)
+    open_account(user=user)
+    now = timezone.now()
+    play_safe.start_session(user=user, now=now)
+    log_in(page.context, live_url, user, **{play_safe.SESSION_STARTED: now.isoformat()})
     return username

@@ -7,14 +7,7 @@ import hashlib
 import time
 
 import pytest
-from django.conf import settings
-from django.contrib.auth import (
-    BACKEND_SESSION_KEY,
-    HASH_SESSION_KEY,
-    SESSION_KEY,
-    get_user_model,
-)
-from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
@@ -23,6 +16,7 @@ from games.services.baccarat import place_bet
 from games.services.tables import save_table, table_snapshot
 from games.services.wallet import open_account
 from games.verify import derive_shoe
+from tests.browser.helpers import log_in
 
 pytestmark = pytest.mark.browser
 
@@ -36,19 +30,6 @@ def tie_seed(client_seed: str, nonce: int, decks: int) -> str:
     raise AssertionError("no tie seed found")
 
 
-def log_in(page, live_url: str, user) -> None:
-    """Put an operator's session cookie in the browser (no password hashing:
-    the login form is Django's own and tested there)."""
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    page.context.add_cookies(
-        [{"name": settings.SESSION_COOKIE_NAME, "value": session.session_key, "url": live_url}]
-    )
-
-
 def test_the_operator_lowers_the_tie_and_sees_the_rtp_before_saving(page, live_url, orm):
     suffix = int(time.time() * 1000) % 1_000_000
     User = get_user_model()
@@ -57,7 +38,7 @@ def test_the_operator_lowers_the_tie_and_sees_the_rtp_before_saving(page, live_u
     original = table_snapshot(classic)
     before_number = classic.current_version.number
     try:
-        log_in(page, live_url, operator)
+        log_in(page.context, live_url, operator)
         page.goto(f"{live_url}/admin/games/table/{classic.pk}/change/")
         expect(page.get_by_test_id("rtp-tie")).to_contain_text("85.64%")
         expect(page.get_by_test_id("rtp-banker")).to_contain_text("98.94%")

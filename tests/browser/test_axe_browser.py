@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from games.models import Table
 from games.services.wallet import open_account
-from tests.browser.test_contrast_browser import log_in
+from tests.browser.helpers import log_in
 from tests.stored_results import settled_coup
 
 pytestmark = pytest.mark.browser

@@ -5,12 +5,12 @@ stored round."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from playwright.sync_api import expect
 
-from games.models import Profile, Round
+from games.models import Profile
+from tests.browser.helpers import eventually, stored_round
 
 pytestmark = pytest.mark.browser
 
@@ -20,18 +20,6 @@ TABLE = "/baccarat/baccarat-classic/"
 def chips(units: int) -> str:
     whole, frac = divmod(units, 100)
     return f"{whole:,}" + (f".{frac:02d}" if frac else "")
-
-
-def stored_round(username: str, after: int = 0):
-    """The player's latest round, once the BET has committed it."""
-
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        rnd = Round.objects.filter(player__username=username, pk__gt=after).order_by("-pk").first()
-        if rnd is not None:
-            return rnd
-        time.sleep(0.05)
-    raise AssertionError("no round was stored")
 
 
 def deal_order(rnd) -> list[tuple[str, str]]:
@@ -132,9 +120,7 @@ def test_fast_forward_and_back_and_the_settings_panel(page, live_url, signed_up,
     page.get_by_test_id("setting-history-panel").uncheck()
     expect(page.get_by_test_id("score-history")).to_be_hidden()
 
-    deadline = time.monotonic() + 5
-    while (
-        Profile.objects.get(user__username=signed_up).history_panel and time.monotonic() < deadline
-    ):
-        time.sleep(0.05)
-    assert Profile.objects.get(user__username=signed_up).history_panel is False
+    eventually(
+        lambda: not Profile.objects.get(user__username=signed_up).history_panel,
+        "the history panel's setting",
+    )

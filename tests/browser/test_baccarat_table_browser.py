@@ -6,15 +6,16 @@ come off with the remove tool; NEW BET and REBET."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
-from games.models import Profile, Round, Wallet
+from games.models import Profile, Wallet
 from games.services.wallet import Posting, post
+from tests.browser.helpers import log_in, stored_round
 from tests.seeds import find_seed
 
 pytestmark = pytest.mark.browser
@@ -31,16 +32,6 @@ def player_wins_seed() -> str:
         return coup.winner == "player" and not coup.player_pair and not coup.banker_pair
 
     return find_seed("felt-player-wins", CLIENT_SEED, 8, wanted)
-
-
-def latest_round(username: str) -> Round:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        rnd = Round.objects.filter(player__username=username).order_by("-pk").first()
-        if rnd is not None:
-            return rnd
-        time.sleep(0.05)
-    raise AssertionError("no round was stored")
 
 
 def open_table(page, live_url) -> None:
@@ -71,7 +62,7 @@ def test_stakes_stay_on_the_felt_and_each_area_shows_its_result(page, live_url, 
     page.get_by_test_id("bet").click()
     expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done")
     expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")
-    rnd = latest_round(signed_up)
+    rnd = stored_round(signed_up)
     assert rnd.bets == {"player": 1_000, "tie": 1_000} and rnd.returns["player"] == 2_000
 
     # The stakes were on the felt at every step of the reveal, BET showing their total.
@@ -128,7 +119,7 @@ def test_a_chip_dragged_with_the_mouse_lands_on_banker_and_the_tools_work(
     page.get_by_test_id("chip-5").click()
     target.click()
     page.get_by_test_id("bet").click()
-    rnd = latest_round(signed_up)
+    rnd = stored_round(signed_up)
     expect(page.locator("#bac-phase")).to_have_attribute("data-round", str(rnd.pk))
     expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done")
     expect(page.get_by_test_id("amount-banker")).to_have_text("5")
@@ -146,12 +137,8 @@ def test_a_touch_swipe_puts_a_chip_on_banker_on_a_phone(browser, live_url, signe
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, locale="en-US"
     )
     page = context.new_page()
-    # The same player's session, from the page the fixture signed up with.
-    page.goto(f"{live_url}/accounts/login/")
-    page.fill("input[name=username]", signed_up)
-    page.fill("input[name=password]", "pw-Secret-123")
-    page.click("main button[type=submit]")
-    page.wait_for_url(re.compile(r"/$"))
+    # The same player, on a phone.
+    log_in(context, live_url, get_user_model().objects.get(username=signed_up))
     open_table(page, live_url)
     area = page.get_by_test_id("area-banker")
     area.scroll_into_view_if_needed()

@@ -14,7 +14,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.services.wallet import open_account
-from tests.browser.test_contrast_browser import log_in
+from tests.browser.helpers import log_in
 from tests.stored_results import settled_coup
 
 pytestmark = pytest.mark.browser

@@ -7,14 +7,13 @@ both games, at any multiplier."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.db import transaction
 from playwright.sync_api import expect
 
-from games.models import Round, Wallet
+from games.models import Wallet
 from games.services.wallet import Posting, post
+from tests.browser.helpers import stored_round
 
 pytestmark = pytest.mark.browser
 
@@ -28,15 +27,21 @@ IN_STRIP = """(el) => {
 }"""
 
 
+# True once the rack's strip has not moved since the last look (a smooth
+# scroll has ended).
+SCROLL_SETTLED = """
+() => {
+  const now = document.querySelector("[data-rack-chips]").scrollLeft;
+  const settled = window.__rackScroll === now;
+  window.__rackScroll = now;
+  return settled;
+}
+"""
+
+
 def wait_for_scroll_to_settle(page) -> None:
-    last = None
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        now = page.evaluate("document.querySelector('[data-rack-chips]').scrollLeft")
-        if now == last:
-            return
-        last = now
-        page.wait_for_timeout(120)
+    page.evaluate("() => { window.__rackScroll = undefined; }")
+    page.wait_for_function(SCROLL_SETTLED, polling=120, timeout=5_000)
 
 
 def tap_chip(page, value: int) -> int:
@@ -57,16 +62,6 @@ def give_chips(username: str, chips: int) -> None:
     wallet = Wallet.objects.get(user__username=username)
     with transaction.atomic():
         post(wallet_id=wallet.pk, postings=[Posting("adjustment", chips * 100, "test")])
-
-
-def latest_round(username: str, game: str) -> Round:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        rnd = Round.objects.filter(player__username=username, game=game).order_by("-pk").first()
-        if rnd is not None:
-            return rnd
-        time.sleep(0.05)
-    raise AssertionError(f"no {game} round was stored")
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -94,7 +89,7 @@ def test_a_player_bets_social_s_maximum_and_opens_the_squeeze_in_a_few_taps(
     expect(page.get_by_test_id("amount-player")).to_have_text("5,000")
     page.get_by_test_id("bet").click()
     expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done", timeout=20_000)
-    assert latest_round(signed_up, "baccarat").bets == {"player": 500_000}
+    assert stored_round(signed_up, game="baccarat").bets == {"player": 500_000}
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -122,7 +117,7 @@ def test_a_player_bets_classic_s_maximum_in_a_few_taps(page, live_url, signed_up
     expect(page.get_by_test_id("amount-player")).to_have_text("20,000")
     page.get_by_test_id("bet").click()
     expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done", timeout=20_000)
-    assert latest_round(signed_up, "baccarat").bets == {"player": 2_000_000}
+    assert stored_round(signed_up, game="baccarat").bets == {"player": 2_000_000}
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -136,7 +131,7 @@ def test_a_player_bets_war_s_maximum_ante_in_a_few_taps(page, live_url, signed_u
     # The stack on ANTE says what its top chip is worth.
     expect(page.locator("[data-testid=spot-ante] .disc").last).to_have_text("5K")
     page.get_by_test_id("btn-deal").click()
-    assert latest_round(signed_up, "war").bets["ante"] == 500_000
+    assert stored_round(signed_up, game="war").bets["ante"] == 500_000
 
 
 def rack_colours(page, selector: str) -> dict[str, str]:

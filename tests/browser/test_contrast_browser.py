@@ -16,13 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from games.models import Round
 from games.services.wallet import open_account
+from tests.browser.helpers import log_in
 from tests.stored_results import settled_coup
 
 pytestmark = pytest.mark.browser
@@ -62,18 +61,6 @@ RUN_AXE = """async () => {
   }
   return {failures: [...failures], unsure: [...unsure]};
 }"""
-
-
-def log_in(context, live_url: str, user) -> None:
-    """Put the user's session cookie in the browser (the login form is tested elsewhere)."""
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    context.add_cookies(
-        [{"name": settings.SESSION_COOKIE_NAME, "value": session.session_key, "url": live_url}]
-    )
 
 
 def settled_round(player) -> Round:

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from games.models import Round, Table
+from games.models import Table
 from games.services import baccarat as baccarat_service
+from tests.browser.helpers import stored_round
 
 pytestmark = pytest.mark.browser
 
@@ -40,16 +40,6 @@ def play_demo(page, live_url):
     return get_user_model().objects.filter(profile__demo=True).exclude(pk__in=before).get()
 
 
-def latest_round(user, game: str, after: int = 0) -> Round:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        rnd = Round.objects.filter(player=user, game=game, pk__gt=after).order_by("-pk").first()
-        if rnd is not None and rnd.status != Round.Status.OPEN:
-            return rnd
-        time.sleep(0.05)
-    raise AssertionError(f"no settled {game} round was stored")
-
-
 def test_a_visitor_plays_a_baccarat_round_and_a_war_round_in_demo(page, live_url, orm):
     demo = play_demo(page, live_url)
     expect(page.get_by_test_id("lobby-balance")).to_have_text("10,000")
@@ -61,7 +51,7 @@ def test_a_visitor_plays_a_baccarat_round_and_a_war_round_in_demo(page, live_url
     page.get_by_test_id("chip-5").click()
     page.get_by_test_id("area-player").click()
     page.get_by_test_id("bet").click()
-    coup = latest_round(demo, "baccarat")
+    coup = stored_round(demo, game="baccarat", settled=True)
     expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done")
     expect(page.get_by_test_id("result")).to_have_attribute("data-winner", coup.winner)
     expect(page.get_by_test_id("header-balance")).to_have_text(chips(coup.balance_after))
@@ -75,7 +65,7 @@ def test_a_visitor_plays_a_baccarat_round_and_a_war_round_in_demo(page, live_url
     expect(result.or_(page.get_by_test_id("decision-panel")).first).to_be_visible()
     if page.get_by_test_id("decision-panel").is_visible():
         page.get_by_test_id("btn-surrender").click()
-    war = latest_round(demo, "war")
+    war = stored_round(demo, game="war", settled=True)
     expect(result).to_have_attribute("data-result", war.detail["result"])
     expect(page.get_by_test_id("header-balance")).to_have_text(chips(war.balance_after))
     assert war.bets["ante"] == 500

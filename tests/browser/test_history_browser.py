@@ -3,6 +3,8 @@ shuffle and watches the replay."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
@@ -36,7 +38,7 @@ def test_a_player_opens_a_round_verifies_it_and_replays_it(page, live_url, signe
     page.locator("select[name=game]").select_option("war")
     expect(page.get_by_test_id("history-empty")).to_be_visible()
     expect(page.get_by_test_id("summary-rounds")).to_have_text("0")
-    assert "game=war" in page.url
+    expect(page).to_have_url(re.compile(r"[?&]game=war"))
     page.locator("select[name=game]").select_option("")
     expect(page.get_by_test_id("history-row")).to_have_count(1)
 

@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from games.models import AuditEntry
 from games.services.wallet import open_account
-from tests.browser.test_contrast_browser import log_in, settled_round
+from tests.browser.helpers import log_in
+from tests.browser.test_contrast_browser import settled_round
 
 pytestmark = pytest.mark.browser
 
@@ -37,14 +38,9 @@ def test_the_operator_finds_a_player_and_deactivates_them(browser, live_url, cas
         log_in(op_context, live_url, operator)
         log_in(their_context, live_url, player)
         theirs = their_context.new_page()
-        sockets = []
-        theirs.on("websocket", lambda ws: sockets.append(ws))
-        theirs.goto(f"{live_url}/baccarat/baccarat-classic/")
-        deadline = time.monotonic() + 10
-        while not sockets and time.monotonic() < deadline:
-            theirs.wait_for_timeout(100)
-        assert sockets, "the table opened no socket"
-        table_socket = sockets[0]
+        with theirs.expect_websocket(timeout=10_000) as opened:
+            theirs.goto(f"{live_url}/baccarat/baccarat-classic/")
+        table_socket = opened.value
 
         page = op_context.new_page()
         page.goto(f"{live_url}/history/player/")
@@ -55,7 +51,7 @@ def test_the_operator_finds_a_player_and_deactivates_them(browser, live_url, cas
         # Results come as the operator types, with no submit.
         page.get_by_test_id("player-search").press_sequentially(f"ucky{cast['suffix']}", delay=40)
         expect(page.get_by_test_id("player-result")).to_have_count(1)
-        assert re.search(r"[?&]q=ucky", page.url)  # the search is in the address, to share
+        expect(page).to_have_url(re.compile(r"[?&]q=ucky"))  # in the address, to share
         page.get_by_test_id("player-link").click()
         page.wait_for_url(f"{live_url}/history/player/{player.pk}/account/")
         expect(page.get_by_test_id("player-name")).to_contain_text(player.username)

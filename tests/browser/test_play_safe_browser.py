@@ -18,7 +18,7 @@ from games.baccarat.rules import play_coup
 from games.models import Profile, Round
 from games.services import bets, play_safe
 from games.services.wallet import open_account
-from tests.browser.test_admin_browser import log_in
+from tests.browser.helpers import log_in
 from tests.seeds import find_seed, war_cases
 
 pytestmark = pytest.mark.browser
@@ -165,7 +165,7 @@ def test_the_operator_sees_breaks_and_refusals_and_cannot_change_them(page, live
     open_account(user=player)
     pause = play_safe.take_break(user=player, length="6m")
     bets.count_refusal(user=player, code="loss_limit")
-    log_in(page, live_url, operator)
+    log_in(page.context, live_url, operator)
 
     page.goto(f"{live_url}/admin/games/playbreak/")
     expect(page.locator("#result_list")).to_contain_text(player.username)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import random
-import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -18,6 +17,7 @@ from playwright.sync_api import expect
 
 from games.baccarat import roads as core
 from games.models import Round
+from tests.browser.helpers import eventually
 from tests.stored_results import store_results
 
 pytestmark = pytest.mark.browser
@@ -215,10 +215,9 @@ def test_after_a_round_the_new_roads_ask_from_the_new_history(page, live_url, si
     expect(page.get_by_test_id("bead-plate").locator(".bead")).to_have_count(
         before + 1, timeout=15_000
     )
-    deadline = time.monotonic() + 10
-    while (rnd := Round.objects.filter(player__username=signed_up, seq=41).first()) is None:
-        assert time.monotonic() < deadline, "the round was not stored"
-        time.sleep(0.05)
+    rnd = eventually(
+        lambda: Round.objects.filter(player__username=signed_up, seq=41).first(), "the 41st round"
+    )
     results.append(core.Result(rnd.winner, rnd.player_pair, rnd.banker_pair))
     check_ask(page, results, "banker")
     check_ask(page, results, "player")

@@ -10,13 +10,13 @@ and brute-forced in tests/games/services/test_squeeze.py)."""
 from __future__ import annotations
 
 import hashlib
-import time
 
 import pytest
 from django.contrib.sessions.backends.db import SessionStore
 from playwright.sync_api import expect
 
-from games.models import Profile, Round, Table
+from games.models import Profile, Table
+from tests.browser.helpers import eventually, stored_round
 
 pytestmark = pytest.mark.browser
 
@@ -37,17 +37,6 @@ def seed_next_round(username: str, name: str) -> None:
     Profile.objects.filter(user__username=username).update(
         next_server_seed=server_seed(name), client_seed=CLIENT_SEED, nonce=0
     )
-
-
-def stored_round(username: str):
-
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        rnd = Round.objects.filter(player__username=username).order_by("-pk").first()
-        if rnd is not None:
-            return rnd
-        time.sleep(0.05)
-    raise AssertionError("no round was stored")
 
 
 def watch_console(page) -> list[str]:
@@ -244,14 +233,13 @@ def test_the_clip_watched_to_its_end_unlocks_the_squeeze_until_the_player_leaves
     expect(toggle).to_have_attribute("data-unlocked", "0")
     page.get_by_test_id("watch-promo").click()
     expect(page.get_by_test_id("promo-dialog")).to_be_visible()
-    deadline = time.monotonic() + 5
-    while True:
+
+    def recorded() -> tuple | None:
         session, key = session_state(page, live_url)
-        started = (session.get(key) or {}).get("promo_started")
-        if started or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    assert started, "the clip's start was not recorded"
+        return (session, key) if (session.get(key) or {}).get("promo_started") else None
+
+    session, key = eventually(recorded, "the clip's start")
+    started = session[key]["promo_started"]
     state = dict(session[key], promo_started=started - 15)
     session[key] = state
     session.save()

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
 from games.models import Profile
+from tests.browser.helpers import eventually
 from tests.seeds import find_seed, war_cases
 
 pytestmark = pytest.mark.browser
@@ -117,15 +118,38 @@ def next_shoe(username: str, seed: str) -> None:
 
 
 def all_in_view(page, testids: list[str], when: str) -> None:
+    """Each part wholly on screen and uncovered, once the page has come to
+    rest (a rack's smooth scroll is no animation ``still`` sees)."""
     page.evaluate("window.scrollTo(0, 0)")
-    problems = {}
-    for testid in testids:
-        element = page.get_by_test_id(testid)
-        expect(element).to_have_count(1)
-        seen = element.evaluate(UNCOVERED)
-        if not seen["inside"] or seen["covered"]:
-            problems[testid] = seen
-    assert not problems, f"{when}: {problems}"
+
+    def problems() -> dict:
+        found = {}
+        for testid in testids:
+            element = page.get_by_test_id(testid)
+            expect(element).to_have_count(1)
+            seen = element.evaluate(UNCOVERED)
+            if not seen["inside"] or seen["covered"]:
+                found[testid] = seen
+        return found
+
+    try:
+        eventually(lambda: not problems(), "everything in view", seconds=5)
+    except AssertionError:
+        raise AssertionError(f"{when}: {problems()}") from None
+
+
+# Whether every animation in the elements a selector names (and inside them)
+# has ended; one that runs forever (a glow, a spinner) never does.
+STILL = """
+(selector) => [...document.querySelectorAll(selector)]
+  .flatMap((el) => el.getAnimations({ subtree: true }))
+  .every((a) => a.playState !== "running" || a.effect.getComputedTiming().iterations === Infinity)
+"""
+
+
+def still(page, selector: str) -> None:
+    """Wait for the animations in ``selector`` to end (the page measured at rest)."""
+    page.wait_for_function(STILL, arg=selector)
 
 
 def cumulative_shift(page) -> float:
@@ -162,8 +186,7 @@ def play_war_round(page) -> None:
     page.get_by_test_id("chip-5").click()
     page.get_by_test_id("btn-deal").click()
     expect(page.get_by_test_id("war-result")).to_be_visible(timeout=20_000)
-    # The deal's animation is over once the result has faded in.
-    page.wait_for_timeout(1500)
+    still(page, "body")  # the deal, the result's fade and the win's chip shower
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -173,7 +196,7 @@ def test_a_baccarat_round_fits_the_screen_and_nothing_jumps(page, live_url, sign
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
     all_in_view(page, BACCARAT_PARTS, "before a round")
     play_baccarat_round(page)
-    page.wait_for_timeout(800)
+    still(page, "[data-testid=board]")
     all_in_view(page, BACCARAT_PARTS, "after the result")
     # The chips on PLAYER leave its name and its WIN badge in sight.
     stack = page.locator("#bac-bet-player .stack").bounding_box()
@@ -206,6 +229,20 @@ def test_a_war_round_fits_the_screen_and_nothing_jumps(page, live_url, signed_up
 SQUEEZE_SEED = hashlib.sha256(b"squeeze-browser-210").hexdigest()
 
 
+# The round is over, or a card waits for OPEN.
+OFFERED_OR_DONE = """
+() => document.querySelector("#bac-phase").dataset.phase === "done"
+  || Boolean(document.querySelector("[data-testid=peel-open]")?.checkVisibility())
+"""
+
+
+# The round is over, or the stage no longer offers the card it offered.
+MOVED_ON = """
+(offered) => document.querySelector("#bac-phase").dataset.phase === "done"
+  || document.querySelector("#bac-squeeze").dataset.peel !== offered
+"""
+
+
 def play_squeezed_round(page, size: str) -> None:
     """1,000 on PLAYER (the Social table's threshold), SQUEEZE ON, BET, then
     each card offered is opened with OPEN until the round ends."""
@@ -218,17 +255,20 @@ def play_squeezed_round(page, size: str) -> None:
     page.get_by_test_id("bet").click()
     stage = page.get_by_test_id("squeeze-stage")
     expect(stage).to_be_visible()
-    page.wait_for_timeout(400)  # the stage's entrance
+    still(page, "[data-testid=squeeze-stage]")  # its entrance
     box = stage.bounding_box()
     viewport = SIZES[size]
     if size in PHONES:
         # On a phone the card being peeled fills the screen.
         assert box == {"x": 0, "y": 0, **viewport}, box
     all_in_view(page, ["peel-card", "peel-open"], "while squeezing")
-    while page.locator("#bac-phase").get_attribute("data-phase") != "done":
-        if page.get_by_test_id("peel-open").is_visible():
-            page.get_by_test_id("peel-open").click(timeout=3000)
-        page.wait_for_timeout(300)
+    while True:
+        page.wait_for_function(OFFERED_OR_DONE)
+        if page.locator("#bac-phase").get_attribute("data-phase") == "done":
+            break
+        offered = stage.get_attribute("data-peel")
+        page.get_by_test_id("peel-open").click(timeout=3000)
+        page.wait_for_function(MOVED_ON, arg=offered)
     expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")
 
 
@@ -240,7 +280,7 @@ def test_a_squeezed_round_fills_a_phone_and_nothing_jumps(page, live_url, signed
     open_at(page, live_url, size, BACCARAT)
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
     play_squeezed_round(page, size)
-    page.wait_for_timeout(800)
+    still(page, "[data-testid=board]")
     all_in_view(page, BACCARAT_PARTS, "after a squeezed round")
     shifts = page.evaluate("window.__shifts")
     assert cumulative_shift(page) <= 0.05, shifts

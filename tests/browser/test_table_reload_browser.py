@@ -7,13 +7,13 @@ has seen it."""
 from __future__ import annotations
 
 import hashlib
-import time
 
 import pytest
 from playwright.sync_api import expect
 
-from games.models import Profile, Round
+from games.models import Profile
 from games.presenters.baccarat import deal_order
+from tests.browser.helpers import stored_round
 
 pytestmark = pytest.mark.browser
 
@@ -40,16 +40,6 @@ document.addEventListener("htmx:wsAfterMessage", (evt) => window.__messages.push
 """
 
 
-def latest_round(username: str) -> Round:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        rnd = Round.objects.filter(player__username=username).order_by("-pk").first()
-        if rnd is not None:
-            return rnd
-        time.sleep(0.05)
-    raise AssertionError("no round was stored")
-
-
 def open_table(page, live_url) -> None:
     page.goto(live_url + TABLE)
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
@@ -61,7 +51,7 @@ def test_a_reload_mid_deal_goes_on_with_the_reveal(page, live_url, signed_up, or
     page.get_by_test_id("chip-5").click()
     page.get_by_test_id("area-banker").click()
     page.get_by_test_id("bet").click()
-    rnd = latest_round(signed_up)
+    rnd = stored_round(signed_up)
     expect(page.get_by_test_id("card-p1")).to_have_attribute("data-card", rnd.cards[0])
     page.reload()
 

@@ -5,13 +5,12 @@ lists the player's rounds at this table, each linking to its round page."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from playwright.sync_api import expect
 
 from games.display import signed_chips
 from games.models import Profile, Round
+from tests.browser.helpers import eventually, stored_round
 
 pytestmark = pytest.mark.browser
 
@@ -27,16 +26,6 @@ def sound_state(page) -> dict:
     return page.evaluate("async () => (await import('/static/js/sound.js')).sound.state()")
 
 
-def stored(username: str, check, timeout: float = 10) -> Profile:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        profile = Profile.objects.get(user__username=username)
-        if check(profile):
-            return profile
-        time.sleep(0.05)
-    raise AssertionError("the setting was not saved")
-
-
 def test_mute_and_volume_survive_a_reload(page, live_url, signed_up, orm):
     open_table(page, live_url)
     mute = page.get_by_test_id("mute")
@@ -49,7 +38,9 @@ def test_mute_and_volume_survive_a_reload(page, live_url, signed_up, orm):
     expect(mute).to_have_attribute("aria-pressed", "true")
     volume.fill("35")
     expect(page.locator("#bac-prefs")).to_have_attribute("data-volume", "35")
-    profile = stored(signed_up, lambda p: p.volume == 35)
+    profile = eventually(
+        lambda: Profile.objects.filter(user__username=signed_up, volume=35).first(), "the volume"
+    )
     assert profile.sound is False
 
     page.reload()
@@ -67,7 +58,9 @@ def test_mute_and_volume_survive_a_reload(page, live_url, signed_up, orm):
     # Sound back on, at the level the slider kept.
     mute.click()
     expect(mute).to_have_attribute("aria-pressed", "false")
-    stored(signed_up, lambda p: p.sound)
+    eventually(
+        lambda: Profile.objects.filter(user__username=signed_up, sound=True).exists(), "the sound"
+    )
     page.reload()
     expect(mute).to_have_attribute("aria-pressed", "false")
     expect(volume).to_have_value("35")
@@ -78,15 +71,10 @@ def play_round(page, after: int, username: str) -> Round:
     page.get_by_test_id("chip-5").click()
     page.get_by_test_id("area-banker").click()
     page.get_by_test_id("bet").click()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        rnd = Round.objects.filter(player__username=username, pk__gt=after).first()
-        if rnd is not None:
-            expect(page.locator("#bac-phase")).to_have_attribute("data-round", str(rnd.pk))
-            expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done")
-            return rnd
-        time.sleep(0.05)
-    raise AssertionError("no round was stored")
+    rnd = stored_round(username, after=after)
+    expect(page.locator("#bac-phase")).to_have_attribute("data-round", str(rnd.pk))
+    expect(page.locator("#bac-phase")).to_have_attribute("data-phase", "done")
+    return rnd
 
 
 def test_game_history_opens_from_settings_and_links_to_the_round_pages(

@@ -6,13 +6,14 @@ the player asks for reduced motion)."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 
 import pytest
+from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from games.models import Profile
+from tests.browser.helpers import log_in
 from tests.seeds import find_seed, war_cases
 
 pytestmark = pytest.mark.browser
@@ -21,15 +22,11 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
-def phone(browser, live_url, signed_up):
+def phone(browser, live_url, signed_up, orm):
     """The signed-up player on an upright touch phone."""
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, locale="en-US")
     page = context.new_page()
-    page.goto(f"{live_url}/accounts/login/")
-    page.fill("input[name=username]", signed_up)
-    page.fill("input[name=password]", "pw-Secret-123")
-    page.click("main button[type=submit]")
-    page.wait_for_url(re.compile(r"/$"))
+    log_in(context, live_url, get_user_model().objects.get(username=signed_up))
     yield page
     context.close()
 
@@ -157,11 +154,7 @@ def test_a_war_win_counts_up_under_a_chip_shower_unless_motion_is_reduced(
         viewport=PHONE, has_touch=True, is_mobile=True, locale="en-US", reduced_motion=motion
     )
     page = context.new_page()
-    page.goto(f"{live_url}/accounts/login/")
-    page.fill("input[name=username]", signed_up)
-    page.fill("input[name=password]", "pw-Secret-123")
-    page.click("main button[type=submit]")
-    page.wait_for_url(re.compile(r"/$"))
+    log_in(context, live_url, get_user_model().objects.get(username=signed_up))
     page.goto(f"{live_url}/war/casino-war/")
     page.get_by_test_id("spot-ante").tap()
     page.get_by_test_id("chip-100").tap()

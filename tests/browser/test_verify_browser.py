@@ -21,7 +21,7 @@ from games.models import Profile, Round, Table
 from games.services import baccarat as baccarat_service
 from games.services import war as war_service
 from games.services.player_settings import change_client_seed
-from tests.browser.test_contrast_browser import log_in
+from tests.browser.helpers import log_in
 
 pytestmark = pytest.mark.browser
 

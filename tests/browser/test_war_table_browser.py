@@ -5,13 +5,13 @@ table's menu holds the settings, the history and the personal max bet."""
 
 from __future__ import annotations
 
-import time
 from functools import cache
 
 import pytest
 from playwright.sync_api import expect
 
 from games.models import Profile, Round
+from tests.browser.helpers import eventually
 from tests.seeds import find_seed, war_cases
 
 pytestmark = pytest.mark.browser
@@ -290,9 +290,8 @@ def test_the_volume_set_in_the_war_menu_is_the_players_and_survives_a_reload(
     expect(slider).to_be_visible()
     slider.fill("30")
     slider.dispatch_event("change")
-    deadline = time.monotonic() + 5
-    while Profile.objects.get(user__username=signed_up).volume != 30:
-        assert time.monotonic() < deadline, "the volume was not saved"
-        time.sleep(0.05)
+    eventually(
+        lambda: Profile.objects.get(user__username=signed_up).volume == 30, "the volume's setting"
+    )
     page.reload()
     expect(page.get_by_test_id("setting-volume")).to_have_value("30")

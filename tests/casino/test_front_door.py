@@ -54,7 +54,7 @@ def make_run(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(params=["make run", "cluster"])
+@pytest.fixture(params=["make run", pytest.param("cluster", marks=pytest.mark.engines)])
 def site(request) -> str:
     """Each attack against make run's server in the fast suite, and against
     the cluster in the cluster stage (which runs this file again with

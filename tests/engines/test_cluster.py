@@ -26,7 +26,10 @@ websocket = pytest.importorskip("websocket")
 from bench import client  # noqa: E402
 
 URL = os.environ.get("CASINO_CLUSTER_URL", "").rstrip("/")
-pytestmark = pytest.mark.skipif(not URL, reason="needs a running cluster (make test-cluster)")
+pytestmark = [
+    pytest.mark.engines,
+    pytest.mark.skipif(not URL, reason="needs a running cluster (make test-cluster)"),
+]
 
 CSS = re.compile(r'href="(/static/css/[^"]+\.[0-9a-f]{12}\.css)"')
 _addresses = iter(range(200, 250))

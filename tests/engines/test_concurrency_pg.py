@@ -17,6 +17,7 @@ from games.services.tables import save_table, table_snapshot
 # Decided at collection, before any database is set up: a skipped
 # transactional test would still flush the SQLite test database.
 pytestmark = [
+    pytest.mark.engines,
     pytest.mark.skipif(
         not os.environ.get("DATABASE_URL", "").startswith("postgres"),
         reason="needs PostgreSQL (DATABASE_URL); make test-engines runs it",

@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from casino.frontdoor import hash_pool as hashing
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.engines, pytest.mark.django_db(transaction=True)]
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 WAIT = 60  # seconds

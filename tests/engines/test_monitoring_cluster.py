@@ -24,9 +24,13 @@ from bench import client  # noqa: E402
 URL = os.environ.get("CASINO_CLUSTER_URL", "").rstrip("/")
 PROMETHEUS = os.environ.get("CASINO_PROMETHEUS_URL", "").rstrip("/")
 CLUSTER_DIR = Path(os.environ.get("CASINO_CLUSTER_DIR", ".cluster"))
-pytestmark = pytest.mark.skipif(
-    not (URL and PROMETHEUS), reason="needs a running cluster with Prometheus (make test-cluster)"
-)
+pytestmark = [
+    pytest.mark.engines,
+    pytest.mark.skipif(
+        not (URL and PROMETHEUS),
+        reason="needs a running cluster with Prometheus (make test-cluster)",
+    ),
+]
 
 
 def query(expr: str) -> list[dict]:

@@ -16,7 +16,7 @@ from games.models import Wallet
 from games.rows import plain_cursor
 from games.services import rounds
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.engines, pytest.mark.django_db]
 
 
 def test_a_duplicate_row_raises_djangos_integrity_error_and_rolls_back(make_player):

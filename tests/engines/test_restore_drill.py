@@ -19,10 +19,14 @@ from tests.make_run import free_port
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
-pytestmark = pytest.mark.skipif(
-    not os.environ.get("DATABASE_URL", "").startswith("postgres") or not shutil.which("pgbackrest"),
-    reason="needs PostgreSQL and pgBackRest; make test-engines runs it",
-)
+pytestmark = [
+    pytest.mark.engines,
+    pytest.mark.skipif(
+        not os.environ.get("DATABASE_URL", "").startswith("postgres")
+        or not shutil.which("pgbackrest"),
+        reason="needs PostgreSQL and pgBackRest; make test-engines runs it",
+    ),
+]
 
 
 def test_the_restore_drill_on_postgres_loses_no_round_before_the_backup_and_little_after():

@@ -17,7 +17,7 @@ from games.sealing import TOKEN_PREFIX
 from games.services import baccarat, rounds
 from games.services.wallet import Posting, post_round
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.engines, pytest.mark.django_db]
 
 CHIP = 100
 

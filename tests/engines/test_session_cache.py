@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from casino.sessions import CACHE_PREFIX, SessionStore
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.engines, pytest.mark.django_db]
 
 
 @pytest.fixture

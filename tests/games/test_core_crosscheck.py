@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from games.baccarat import odds as bodds
@@ -24,9 +24,6 @@ from games.baccarat.rules import play_coup, points, settle
 from games.cards import RANKS, SUITS, Card, new_shoe, shuffle
 from games.war import odds as wodds
 from games.war.rules import play_war, rank_value, settle_war
-
-FAST = settings(max_examples=200, derandomize=True, deadline=None)
-
 
 # ---------------------------------------------------------------- reference
 
@@ -277,13 +274,11 @@ def test_reference_layout_known_shapes() -> None:
     assert road[15:] == [(2, 0), (2, 1), (2, 2)]
 
 
-@FAST
 @given(mixed)
 def test_bead_plate_matches_reference(results) -> None:
     assert [tuple(c) for c in roads.bead_plate(results)] == ref_bead(results)
 
 
-@FAST
 @given(mixed)
 def test_big_road_matches_reference(results) -> None:
     got = roads.big_road(results)
@@ -294,7 +289,6 @@ def test_big_road_matches_reference(results) -> None:
     )
 
 
-@FAST
 @given(mixed)
 def test_derived_roads_match_reference(results) -> None:
     for name, k in DERIVED_K.items():
@@ -303,7 +297,6 @@ def test_derived_roads_match_reference(results) -> None:
         assert all(c._fields == ("col", "row", "colour") for c in got)
 
 
-@FAST
 @given(mixed, st.sampled_from(["player", "banker"]))
 def test_ask_matches_reference(results, winner) -> None:
     got = roads.ask(results, winner)
@@ -311,7 +304,6 @@ def test_ask_matches_reference(results, winner) -> None:
     assert {k: (tuple(v) if v else v) for k, v in got.items()} == want
 
 
-@FAST
 @given(mixed, st.integers(1, 80))
 def test_last_n_percentages_matches_reference(results, n) -> None:
     assert roads.last_n_percentages(results, n) == ref_percent(results, n)
@@ -326,7 +318,6 @@ def test_big_road_leading_ties_and_tie_pairs() -> None:
 # ---------------------------------------------------------------- baccarat
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
 @given(st.lists(cards, min_size=6, max_size=6))
 def test_play_coup_matches_reference(hand) -> None:
     coup = play_coup(hand)
@@ -365,7 +356,6 @@ pay_values = st.sampled_from(
 )
 
 
-@settings(max_examples=250, derandomize=True, deadline=None)
 @given(
     st.lists(cards, min_size=6, max_size=6),
     st.dictionaries(st.sampled_from(areas), st.integers(1, 10**6), min_size=1),
@@ -483,7 +473,6 @@ def test_exact_odds_match_brute_force(decks) -> None:
 # -------------------------------------------------------------------- war
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
 @given(
     st.lists(cards, min_size=7, max_size=7),
     st.sampled_from(["war", "surrender"]),
@@ -512,7 +501,6 @@ def test_play_war_matches_reference(hand, decision, force_tie) -> None:
     assert all(rank_value(c) == ref_rank_value(c) for c in hand)
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
 @given(
     st.lists(cards, min_size=7, max_size=7),
     st.sampled_from(["war", "surrender"]),
@@ -617,7 +605,6 @@ def test_exact_edge_by_exchangeability(decks) -> None:
 # ------------------------------------------------------------ whole shoes
 
 
-@settings(max_examples=200, derandomize=True, deadline=None)
 @given(st.integers(1, 8), st.integers(0, 2**32))
 def test_shuffled_shoes_play_like_reference(decks, seed) -> None:
     shoe = new_shoe(decks)
@@ -629,7 +616,6 @@ def test_shuffled_shoes_play_like_reference(decks, seed) -> None:
     assert (coup.player, coup.banker, coup.winner) == ref_play(shoe)[:2] + (ref_play(shoe)[4],)
 
 
-@settings(max_examples=50, derandomize=True, deadline=None)
 @given(st.integers(1, 8), st.integers(0, 2**32))
 def test_shuffle_is_random_shuffle(decks, seed) -> None:
     # Durstenfeld from the end with j = randrange(i + 1) is exactly what

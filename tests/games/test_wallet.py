@@ -42,6 +42,7 @@ def test_an_account_is_opened_when_its_user_is_made(db):
         )
 
 
+@pytest.mark.engines
 def test_it_refuses_a_debit_larger_than_the_balance_and_writes_nothing(make_player):
     user = make_player(chips=5)
     rows_before = LedgerEntry.objects.count()
@@ -52,6 +53,7 @@ def test_it_refuses_a_debit_larger_than_the_balance_and_writes_nothing(make_play
     assert balance_of(user) == 500
 
 
+@pytest.mark.engines
 def test_it_records_balance_after_on_every_row(make_player):
     user = make_player(chips=10)
     with transaction.atomic():
@@ -104,6 +106,7 @@ def test_audit_ledger_names_a_wallet_that_does_not_match(make_player):
     assert Wallet.objects.get(user=good).balance == 1_000_000
 
 
+@pytest.mark.engines
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_debits_and_credits_lose_no_update(make_player):
     user = make_player(chips=100)  # 10,000 units

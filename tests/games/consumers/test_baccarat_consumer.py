@@ -77,6 +77,7 @@ async def reveal(communicator: WebsocketCommunicator, timeout: float = 5) -> lis
             return messages
 
 
+@pytest.mark.engines
 async def test_it_reveals_the_cards_one_by_one_in_deal_order(player):
     communicator = await socket(player)
     connected, _ = await communicator.connect()
@@ -152,6 +153,7 @@ async def test_a_pair_only_round_opens_its_third_cards_without_the_extra_pause(p
     await communicator.disconnect()
 
 
+@pytest.mark.engines
 async def test_another_players_socket_receives_nothing(player, make_player):
     other = await database_sync_to_async(make_player)(chips=1_000)
     mine, theirs = await socket(player), await socket(other)
@@ -164,6 +166,7 @@ async def test_another_players_socket_receives_nothing(player, make_player):
     await theirs.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_round_at_another_table_is_not_shown_here(player):
     communicator = await socket(player, slug="baccarat-social")
     assert (await communicator.connect())[0]
@@ -210,6 +213,7 @@ async def test_the_fast_play_setting_starts_fast(player, settings):
     await communicator.disconnect()
 
 
+@pytest.mark.engines
 async def test_two_quick_rounds_are_shown_one_after_the_other(player):
     communicator = await socket(player)
     assert (await communicator.connect())[0]

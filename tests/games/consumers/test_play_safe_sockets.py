@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from games.services import play_safe
 from tests.security.test_socket_session import CLOSED, SOCKETS, browser, tab
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.engines, pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.mark.parametrize("length", ["24h", "5y"])

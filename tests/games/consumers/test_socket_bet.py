@@ -115,6 +115,7 @@ def rounds_of(user) -> list[Round]:
     return list(Round.objects.filter(player=user).order_by("id"))
 
 
+@pytest.mark.engines
 async def test_a_whole_round_is_bet_answered_and_revealed_over_the_socket(player):
     tab = await Tab.of(player)
     await tab.open()
@@ -140,6 +141,7 @@ async def test_a_whole_round_is_bet_answered_and_revealed_over_the_socket(player
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_slip_key_sent_twice_makes_one_round_and_shows_it_once(player):
     tab = await Tab.of(player)
     await tab.open()
@@ -169,6 +171,7 @@ async def test_a_slip_key_sent_twice_makes_one_round_and_shows_it_once(player):
         ({"dragon": "5"}, "Place at least one chip"),
         ({"player": "10.55"}, "Bets are made in steps of 0.10 chips"),
         ({"player": "1e3"}, "written with the digits 0-9"),
+        ({"player": "1e999999999"}, "written with the digits 0-9"),
         ({"player": "１０"}, "written with the digits 0-9"),
         ({"player": "9" * 400}, "written with the digits 0-9"),
         ({"player": "10", "slip_key": ""}, "This bet slip has expired"),
@@ -242,6 +245,7 @@ async def test_a_closed_table_refuses_the_socket_bet(player):
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_bet_after_logging_out_elsewhere_ends_the_socket_and_bets_nothing(player):
     """The session is read again at BET: a socket whose session is gone (a
     logout that did not reach it) bets nothing. (After a round, and on an
@@ -258,6 +262,7 @@ async def test_a_bet_after_logging_out_elsewhere_ends_the_socket_and_bets_nothin
     assert await books(player) == (START, 0, player.start_rows)
 
 
+@pytest.mark.engines
 async def test_the_squeeze_turned_on_over_http_holds_for_the_next_socket_bet(make_player):
     """Turning the SQUEEZE toggle on (an HTTP post of the same session,
     which sends the socket no message: it may be on another worker) holds
@@ -282,6 +287,7 @@ async def test_the_squeeze_turned_on_over_http_holds_for_the_next_socket_bet(mak
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_another_tab_of_the_player_sees_the_round_the_socket_placed(player):
     """A second tab at the table gets the round as a push; the tab that bet
     shows it once."""
@@ -297,6 +303,7 @@ async def test_another_tab_of_the_player_sees_the_round_the_socket_placed(player
         await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_tab_opened_after_the_only_other_closed_still_gets_pushes(player):
     """The count of the player's sockets goes down as they close: a BET over
     HTTP with one socket open reaches it, and a socket BET with a second tab
@@ -339,6 +346,7 @@ async def test_a_flood_of_messages_is_refused_then_cut_off(player, settings):
     assert await books(player) == (START, 0, player.start_rows)
 
 
+@pytest.mark.engines
 async def test_a_round_bet_over_the_only_socket_takes_no_trip_through_the_channel_layer(player):
     """The socket that placed the round reveals it from what it holds: with
     no other tab at the table, nothing is sent to the player's group (a BET
@@ -359,6 +367,7 @@ async def test_a_round_bet_over_the_only_socket_takes_no_trip_through_the_channe
     await tab.socket.disconnect()
 
 
+@pytest.mark.engines
 async def test_a_socket_dropped_right_after_bet_resumes_the_round_and_bet_again_is_the_same(
     player, settings
 ):

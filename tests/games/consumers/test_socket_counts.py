@@ -14,7 +14,7 @@ from django.core.cache import cache
 
 from games.services import reveal_marks
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.engines, pytest.mark.asyncio]
 
 
 @pytest.fixture

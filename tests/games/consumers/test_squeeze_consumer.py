@@ -91,6 +91,7 @@ def leaked(code: str, messages: list[str]) -> bool:
     return any(re.search(rf"(?<![\w#-]){code}(?!\w)", m) for m in messages)
 
 
+@pytest.mark.engines
 async def test_the_peeled_cards_face_is_sent_only_after_the_peel_starts(player):
     communicator = await socket(player)
     rnd = await bet(player, player=10, player_pair=10)

@@ -171,6 +171,7 @@ def test_it_returns_what_each_area_pays(make_player, classic, case, side_bets, e
     assert rows[-1].balance_after == balance(user)
 
 
+@pytest.mark.engines
 def test_it_numbers_rounds_and_moves_the_seeds_on(make_player, classic):
     user = make_player(chips=1_000)
     first = play(user, classic, "player", player=10)
@@ -230,6 +231,7 @@ def test_it_refuses_part_chips(make_player, classic):
     assert snapshot(user) == before
 
 
+@pytest.mark.engines
 def test_it_refuses_a_bet_over_the_balance(make_player, classic):
     user = make_player(chips=50)
     before = snapshot(user)
@@ -249,6 +251,7 @@ def test_it_honours_a_personal_max_bet(make_player, classic):
     assert rnd.total_bet == 50 * CHIP
 
 
+@pytest.mark.engines
 def test_it_refuses_a_closed_table(make_player, classic):
     user = make_player(chips=1_000)
     Table.objects.filter(pk=classic.pk).update(enabled=False)
@@ -282,6 +285,7 @@ def test_rebet_is_lowered_to_the_limits_and_the_balance(make_player, classic):
 # --- idempotency, faults, events --------------------------------------------
 
 
+@pytest.mark.engines
 def test_the_same_slip_charges_once(make_player, classic):
     user = make_player(chips=1_000)
     first = baccarat.place_bet(user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="dup")
@@ -294,6 +298,7 @@ def test_the_same_slip_charges_once(make_player, classic):
     assert LedgerEntry.objects.filter(wallet__user=user, kind="bet").count() == 1
 
 
+@pytest.mark.engines
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_bets_with_the_same_slip_charge_once(make_player):
     user = make_player(chips=1_000)
@@ -326,6 +331,7 @@ def test_two_concurrent_bets_with_the_same_slip_charge_once(make_player):
     assert balance(user) == 100_000 - 10_000 + rnd.total_return
 
 
+@pytest.mark.engines
 def test_a_failure_after_the_debit_rolls_the_whole_round_back(make_player, classic):
     user = make_player(chips=1_000)
     next_shoe(user, "banker")
@@ -339,6 +345,7 @@ def test_a_failure_after_the_debit_rolls_the_whole_round_back(make_player, class
     assert rnd.server_seed == seed_for("banker")
 
 
+@pytest.mark.engines
 def test_it_announces_the_round_to_the_players_tables_after_commit(
     make_player, classic, django_capture_on_commit_callbacks
 ):

@@ -396,6 +396,7 @@ def test_the_login_page_is_reached_by_no_one_on_a_break(make_player):
     assert "_auth_user_id" not in client.session
 
 
+@pytest.mark.engines
 def test_the_statement_agrees_with_the_ledger(make_player):
     """The statement's figures are the chips that moved, not a story."""
     player = make_player(chips=1_000)

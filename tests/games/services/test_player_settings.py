@@ -39,6 +39,7 @@ def test_a_bad_volume_refuses_the_whole_save(make_player, volume):
     assert (after.sound, after.volume) == (before.sound, before.volume)
 
 
+@pytest.mark.engines
 def test_a_fast_play_change_reaches_the_players_open_tables(
     make_player, django_capture_on_commit_callbacks
 ):

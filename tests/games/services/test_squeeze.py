@@ -392,6 +392,7 @@ def test_squeezing_never_changes_the_round(make_player, classic):
     assert [s.name for s in steps].count("peel") == 2  # P2 and P3
 
 
+@pytest.mark.engines
 def test_the_reveal_event_names_the_side_to_squeeze(
     make_player, classic, django_capture_on_commit_callbacks
 ):

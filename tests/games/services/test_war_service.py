@@ -80,6 +80,7 @@ def deal(user, table, *, ante: int, tie_bet: int = 0, slip: str = "slip-1", **kw
 # --- returns --------------------------------------------------------------------
 
 
+@pytest.mark.engines
 def test_it_pays_the_ante_1_to_1_when_the_player_card_is_higher(make_player, table):
     user = make_player(chips=1_000)
     next_shoe(user, "win")
@@ -108,6 +109,7 @@ def test_it_takes_the_ante_when_the_dealer_card_is_higher(make_player, table):
     assert rnd.outcome == Round.Outcome.LOSE
 
 
+@pytest.mark.engines
 def test_a_tie_waits_for_the_decision_with_the_bets_taken(make_player, table):
     user = make_player(chips=1_000)
     next_shoe(user, "tie")
@@ -135,6 +137,7 @@ def test_surrender_gives_back_half_the_ante(make_player, table):
     assert rnd.outcome == Round.Outcome.LOSE
 
 
+@pytest.mark.engines
 def test_a_war_win_pays_the_raise_and_pushes_the_ante(make_player, table):
     user = make_player(chips=1_000)
     next_shoe(user, "war_win")
@@ -336,6 +339,7 @@ def test_a_closed_table_refuses_a_deal(make_player, table):
 # --- idempotency ---------------------------------------------------------------------
 
 
+@pytest.mark.engines
 def test_a_double_deal_with_the_same_slip_charges_once(make_player, table):
     user = make_player(chips=1_000)
     next_shoe(user, "lose")
@@ -346,6 +350,7 @@ def test_a_double_deal_with_the_same_slip_charges_once(make_player, table):
     assert Round.objects.filter(player=user).count() == 1
 
 
+@pytest.mark.engines
 def test_a_second_decision_is_refused_and_moves_nothing(make_player, table):
     user = make_player(chips=1_000)
     next_shoe(user, "war_win")
@@ -372,6 +377,7 @@ def test_a_player_cannot_decide_someone_elses_round(make_player, table):
 # --- the waiting round: timeout, coming back ------------------------------------------
 
 
+@pytest.mark.engines
 def test_a_new_deal_is_refused_while_the_tie_decision_waits(make_player, table):
     user = make_player(chips=1_000)
     next_shoe(user, "tie")
@@ -439,6 +445,7 @@ print("RESULT" + json.dumps(out))
 """
 
 
+@pytest.mark.engines
 @pytest.mark.django_db(transaction=True)
 def test_the_waiting_round_survives_a_restart(make_player):
     """A fresh process reading the same database finds the round, refuses a

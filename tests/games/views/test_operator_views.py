@@ -103,6 +103,7 @@ def logged_changes(operator, make_player):
     return bob
 
 
+@pytest.mark.engines
 def test_the_audit_log_says_who_did_what_to_which_object_in_chips(op_client, logged_changes):
     page = op_client.get(reverse("admin:games_auditentry_changelist"), **EN).content.decode()
     assert audit_rows(page) == [
@@ -133,6 +134,7 @@ def test_the_audit_log_says_who_did_what_to_which_object_in_chips(op_client, log
     assert reverse("admin:games_table_change", args=[social.pk]) in page
 
 
+@pytest.mark.engines
 def test_a_new_table_reads_as_what_it_was_set_to_not_null_to_value(op_client, operator):
     table = Table(
         game="baccarat",
@@ -162,6 +164,7 @@ def test_a_new_table_reads_as_what_it_was_set_to_not_null_to_value(op_client, op
     assert not any("→" in line for line in row["changes"])
 
 
+@pytest.mark.engines
 def test_a_paytable_change_names_the_bet_and_both_multipliers(op_client, operator):
     classic = Table.objects.get(slug="baccarat-classic")
     before = copy.deepcopy(table_snapshot(classic))
@@ -192,6 +195,7 @@ def test_one_entry_reads_as_a_sentence_on_its_page(op_client, logged_changes):
     assert "1 audit log entry" in text(one.content.decode())
 
 
+@pytest.mark.engines
 def test_the_audit_log_filters_by_operator_object_type_and_date(
     op_client, operator, logged_changes
 ):
@@ -249,6 +253,7 @@ def test_the_lookup_opens_empty_with_no_error(op_client):
     assert 'data-testid="player-result"' not in page
 
 
+@pytest.mark.engines
 def test_it_finds_players_by_username_email_or_number_as_you_type(op_client, make_player):
     alice = make_player("alice", email="alice@example.com", chips=250)
     make_player("alicia", email="al@example.org")
@@ -317,6 +322,7 @@ def test_the_player_page_shows_their_account(op_client, operator, make_player):
     assert "Active" in words
 
 
+@pytest.mark.engines
 def test_it_deactivates_a_player_signs_them_out_and_closes_their_sockets(
     op_client, operator, make_player, client_factory, django_capture_on_commit_callbacks
 ):
@@ -399,6 +405,7 @@ def csv_of(response) -> list[list[str]]:
     return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
 
 
+@pytest.mark.engines
 def test_the_floor_export_streams_without_building_the_body(op_client, make_player):
     alice = make_player("alice")
     table = Table.objects.get(slug="baccarat-classic")
@@ -450,6 +457,7 @@ def test_the_floor_export_streams_without_building_the_body(op_client, make_play
     assert sum(chunk.count(b"\n") for chunk in rest) == many - ROWS_PER_CHUNK
 
 
+@pytest.mark.engines
 def test_the_floor_export_matches_each_players_own_export(op_client, make_player):
     alice, bob = make_player("alice"), make_player("=bob")
     play_round(alice, bets={"banker": 1_050, "tie": 100})
@@ -509,6 +517,7 @@ def test_the_floor_export_is_for_staff_who_may_view_rounds(client, make_player):
 # --- the dashboard's charts ------------------------------------------------------------
 
 
+@pytest.mark.engines
 def test_each_chart_has_one_point_per_day_with_the_tables_figures(op_client, make_player):
     alice, bob = make_player("alice"), make_player("bob")
     now = timezone.now()

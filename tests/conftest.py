@@ -26,7 +26,7 @@ from django.db import connections, transaction
 from django.test import Client
 from django.utils import timezone, translation
 
-from casino.hashing import Argon2Hasher
+from casino.frontdoor.hash_pool import Argon2Hasher
 from games.models import LedgerEntry, Table
 from games.presets import WAR_PAYS
 from games.selectors.roads import forget_kept_rounds

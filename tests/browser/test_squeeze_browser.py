@@ -121,10 +121,7 @@ def test_a_mouse_drag_peels_the_players_second_card_beside_the_navigator(
     state = peel_state(page)
     assert state["started"] and 0.25 < state["progress"] < 0.35
     page.mouse.up()
-    deadline = time.monotonic() + 5
-    while peel_state(page)["progress"] != 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert peel_state(page)["progress"] == 0
+    eventually(lambda: peel_state(page)["progress"] == 0, "the card falling back", seconds=5)
     assert not peel_state(page)["opened"]
     expect(stage).to_be_visible()
 

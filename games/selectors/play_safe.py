@@ -234,9 +234,3 @@ def statement_months(user: User, zone: dt.tzinfo) -> list[dict]:
         }
         for row in rows
     ]
-
-
-def players_with_controls(now: dt.datetime | None = None) -> Q:
-    """Players with a loss limit ever set or a break in force (the operator's list)."""
-    now = now or timezone.now()
-    return Q(loss_limits_set=True) | Q(break_until__gt=now)

@@ -284,3 +284,19 @@ def test_a_squeezed_round_fills_a_phone_and_nothing_jumps(page, live_url, signed
     all_in_view(page, BACCARAT_PARTS, "after a squeezed round")
     shifts = page.evaluate("window.__shifts")
     assert cumulative_shift(page) <= 0.05, shifts
+
+
+@pytest.mark.parametrize("path", ["/baccarat/baccarat-classic/", BACCARAT, WAR])
+@pytest.mark.parametrize("size", sorted(PHONES))
+def test_no_table_is_wider_than_a_phone(page, live_url, signed_up, size, path):
+    """Nothing on a table reaches past the screen's edge (the chip rack's
+    hidden inputs once did, at the table with the most chips): the page
+    never pans sideways under the player's thumb, and a dialog opened on it
+    is not cut off."""
+    open_at(page, live_url, size, path)
+    expect(page.get_by_test_id("rack")).to_be_visible()
+    still(page, "body")
+    widths = page.evaluate(
+        "[document.scrollingElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], widths

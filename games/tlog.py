@@ -261,7 +261,7 @@ def verify_consistency(
 # ------------------------------------------------------------------ keys
 
 
-def _b64decode(text: str, what: str) -> bytes:
+def b64decode(text: str, what: str = "value") -> bytes:
     try:
         return base64.b64decode(text.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError, ValueError):
@@ -320,7 +320,7 @@ def parse_verifier_key(text: str) -> VerifierKey:
         kid = bytes.fromhex(id_hex)
     except ValueError:
         raise LogError("A verifier key's id is 8 hex digits.") from None
-    blob = _b64decode(blob_b64, "verifier key")
+    blob = b64decode(blob_b64, "verifier key")
     if len(blob) != 33 or blob[0] not in (ALG_ED25519, ALG_COSIGNATURE_V1):
         raise LogError("The verifier key is not an Ed25519 key.")
     key = VerifierKey(name, kid, blob[1:], blob[0])
@@ -384,7 +384,7 @@ def parse_note(text: str) -> Note:
         name, space, payload_b64 = line[len(SIGNATURE_DASH) :].partition(" ")
         if not space or not name or " " in payload_b64:
             raise LogError("A signature line is the key name, a space and base64.")
-        payload = _b64decode(payload_b64, "signature")
+        payload = b64decode(payload_b64, "signature")
         if len(payload) < 5:
             raise LogError("A signature is too short.")
         signatures.append(Signature(name, payload[:4], payload[4:]))
@@ -437,7 +437,7 @@ def parse_checkpoint_body(body: str) -> Checkpoint:
         raise LogError("The checkpoint has no origin.")
     if not size_text.isascii() or not size_text.isdigit() or size_text != str(int(size_text)):
         raise LogError("The checkpoint's tree size is not a plain decimal number.")
-    root = _b64decode(root_b64, "checkpoint's root hash")
+    root = b64decode(root_b64, "checkpoint's root hash")
     if len(root) != HASH_SIZE:
         raise LogError("The checkpoint's root hash is not 32 bytes long.")
     return Checkpoint(origin, int(size_text), root)

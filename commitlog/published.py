@@ -13,7 +13,7 @@ import os
 
 from django.conf import settings
 
-from commitlog.models import Checkpoint
+from commitlog.models import Checkpoint, LogState
 from commitlog.tree import root_at
 from games import tlog
 
@@ -68,3 +68,13 @@ def refuse_if_forked(size: int) -> None:
             "checkpoint's root: they were rewritten. Serving them would show players a "
             "forked log."
         )
+
+
+def why_not_served() -> str | None:
+    """Why the stored log may not be served (a restore's check), or None."""
+    size = LogState.objects.filter(pk=1).values_list("size", flat=True).first() or 0
+    try:
+        refuse_if_forked(size)
+    except LogForked as exc:
+        return str(exc)
+    return None

@@ -21,7 +21,7 @@ import time
 
 import structlog
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections, connection, transaction
 
 from commitlog import published
 from commitlog.keys import signer
@@ -41,18 +41,17 @@ def integrate(*, batch: int = BATCH) -> Checkpoint | None:
         state, _made = LogState.objects.select_for_update().get_or_create(pk=1)
         published.refuse_if_forked(state.size)
         pending = list(
-            Leaf.objects.filter(leaf_index__isnull=True).order_by("id").only("id", "data")[:batch]
+            Leaf.objects.filter(leaf_index__isnull=True)
+            .order_by("id")
+            .values_list("id", "data")[:batch]
         )
         if not pending and Checkpoint.objects.filter(size=state.size).exists():
             return None
         size = state.size
         nodes, peaks = tlog.append_leaves(
-            size, peak_hashes(size), [tlog.leaf_hash(bytes(leaf.data)) for leaf in pending]
+            size, peak_hashes(size), [tlog.leaf_hash(bytes(data)) for _id, data in pending]
         )
-        Node.objects.bulk_create([Node(level=lv, index=i, hash=h) for lv, i, h in nodes])
-        for offset, leaf in enumerate(pending):
-            leaf.leaf_index = size + offset
-        Leaf.objects.bulk_update(pending, ["leaf_index"], batch_size=500)
+        _place(size, [leaf_id for leaf_id, _data in pending], nodes)
         state.size = size + len(pending)
         state.save(update_fields=["size"])
         root = tlog.root_from_peaks(peaks)
@@ -63,6 +62,29 @@ def integrate(*, batch: int = BATCH) -> Checkpoint | None:
         transaction.on_commit(lambda: published.keep(checkpoint.note))
     log.info("log_integrated", size=checkpoint.size, leaves=len(pending))
     return checkpoint
+
+
+def _place(size: int, ids: list[int], nodes: list[tuple[int, int, bytes]]) -> None:
+    """Give the leaves ``ids`` (ascending) the indexes from ``size`` on and
+    keep the new nodes: plain statements, as a pass may place thousands.
+
+    One UPDATE per run of consecutive ids: no other leaf can have an id
+    inside a run every id of which was read."""
+    leaf = connection.ops.quote_name(Leaf._meta.db_table)
+    node = connection.ops.quote_name(Node._meta.db_table)
+    with connection.cursor() as cursor:
+        start = 0
+        for end in range(1, len(ids) + 1):
+            if end == len(ids) or ids[end] != ids[end - 1] + 1:
+                cursor.execute(
+                    f"UPDATE {leaf} SET leaf_index = id + %s WHERE id BETWEEN %s AND %s",  # noqa: S608 - names are ours
+                    [size + start - ids[start], ids[start], ids[end - 1]],
+                )
+                start = end
+        cursor.executemany(
+            f'INSERT INTO {node} (level, "index", hash) VALUES (%s, %s, %s)',  # noqa: S608 - names are ours
+            nodes,
+        )
 
 
 def integrate_all() -> Checkpoint | None:

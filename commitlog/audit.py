@@ -24,7 +24,7 @@ def problems() -> Iterator[str]:
         for level, index, h in Node.objects.values_list("level", "index", "hash").iterator(CHUNK)
     }
     leaves = Leaf.objects.filter(leaf_index__isnull=False).order_by("leaf_index")
-    grown, peaks = 0, []
+    grown, peaks = 0, list[bytes]()
     for index, data in leaves.values_list("leaf_index", "data").iterator(CHUNK):
         if index != grown:
             yield f"Leaf {grown} is missing: the indexes have a gap."

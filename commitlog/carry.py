@@ -28,7 +28,7 @@ def live_log() -> LiveLog | None:
     """Every row of the live log, or None when there is no live database to read."""
     try:
         with transaction.atomic():
-            return {model: list(model.objects.values()) for model in TABLES}
+            return {model: list(model._default_manager.values()) for model in TABLES}
     except DatabaseError:
         return None
 
@@ -44,9 +44,11 @@ def put_back(live: LiveLog | None) -> bool:
         return False
     with transaction.atomic():
         for model in reversed(TABLES):
-            model.objects.all().delete()
+            model._default_manager.all().delete()
         for model in TABLES:
-            model.objects.bulk_create([model(**row) for row in live[model]], batch_size=1000)
+            model._default_manager.bulk_create(
+                [model(**row) for row in live[model]], batch_size=1000
+            )
         with connection.cursor() as cursor:
             for sql in connection.ops.sequence_reset_sql(no_style(), TABLES):
                 cursor.execute(sql)

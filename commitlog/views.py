@@ -3,6 +3,8 @@ posts its cosignature to. The formats: docs/commitment-log.md."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -48,6 +50,17 @@ def key(request: HttpRequest) -> HttpResponse:
     return HttpResponse(reads.key_lines(), content_type=TEXT)
 
 
+def _proof(
+    request: HttpRequest, build: Callable[[Callable[[str], int]], list[bytes]]
+) -> JsonResponse:
+    """``{"proof": [...]}`` built from the request's numbers, or a 400 in words."""
+    try:
+        proof = build(lambda name: _number(request, name))
+    except tlog.LogError as exc:
+        return _refused(exc)
+    return JsonResponse({"proof": [tlog.b64(h) for h in proof]})
+
+
 @require_GET
 def leaf(request: HttpRequest) -> JsonResponse:
     try:
@@ -59,20 +72,12 @@ def leaf(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 def inclusion(request: HttpRequest) -> JsonResponse:
-    try:
-        proof = reads.inclusion(_number(request, "index"), _number(request, "size"))
-    except tlog.LogError as exc:
-        return _refused(exc)
-    return JsonResponse({"proof": [tlog.b64(h) for h in proof]})
+    return _proof(request, lambda n: reads.inclusion(n("index"), n("size")))
 
 
 @require_GET
 def consistency(request: HttpRequest) -> JsonResponse:
-    try:
-        proof = reads.consistency(_number(request, "from"), _number(request, "to"))
-    except tlog.LogError as exc:
-        return _refused(exc)
-    return JsonResponse({"proof": [tlog.b64(h) for h in proof]})
+    return _proof(request, lambda n: reads.consistency(n("from"), n("to")))
 
 
 @require_GET

@@ -50,7 +50,14 @@ db/secret_key: | $(VENV)/.runtime
 
 # collectstatic: with DJANGO_DEBUG=0 the pages name the static files by
 # their hashed names, which whitenoise serves from STATIC_ROOT.
-setup: $(VENV)/.runtime db/secret_key messages
+# The commitment log's signing key, made once (db/log_key); the witness
+# `make run` runs beside the site, its key registered with the site.
+db/log_key: | $(VENV)/.runtime
+	DJANGO_DEBUG=1 $(BIN)/python manage.py make_log_key
+db/log_witnesses: | $(VENV)/.runtime
+	DJANGO_DEBUG=1 $(BIN)/python manage.py witness --state db/witness.json --key > $@
+
+setup: $(VENV)/.runtime db/secret_key db/log_key db/log_witnesses messages
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py setup_casino
 	$(BIN)/python manage.py repair_rounds --refund
@@ -66,6 +73,7 @@ setup: $(VENV)/.runtime db/secret_key messages
 HEAD_SECONDS ?= 5
 run: setup
 	@echo "Serving the casino on http://$(HOST):$(PORT)"
+	$(BIN)/python manage.py witness --state db/witness.json --url http://$(HOST):$(PORT) --every 10 &
 	$(BIN)/python -m hypercorn -c python:casino.hypercorn_conf --bind $(HOST):$(PORT) --keep-alive $(HEAD_SECONDS) casino.asgi:application
 
 admin: setup

@@ -24,6 +24,8 @@ from urllib.error import HTTPError
 from urllib.parse import urlsplit
 from urllib.request import urlopen
 
+from commitlog.keys import make_key
+
 ROOT = Path(__file__).resolve().parent.parent
 # The reveal's card-by-card pacing is the browser's, not the server's work.
 NO_PACING = {"CASINO_REVEAL_DELAY": "0", "CASINO_REVEAL_FAST_DELAY": "0"}
@@ -78,7 +80,18 @@ def production_env(folder: Path) -> dict[str, str]:
         "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
         "CASINO_TESTING": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # The commitment log's files beside the database (its key made here:
+        # make run's `make_log_key` step writes the shared db/log_key only).
+        "CASINO_LOG_KEY_FILE": str(_log_key(folder)),
+        "CASINO_LOG_PUBLISHED_FILE": str(folder / "log_published"),
+        "CASINO_LOG_WITNESSES_FILE": str(folder / "log_witnesses"),
     }
+
+
+def _log_key(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    make_key(folder / "log_key")
+    return folder / "log_key"
 
 
 def make_run_commands(host: str, port: int) -> tuple[list[str], str]:
@@ -109,9 +122,16 @@ def make_run_command(host: str, port: int) -> list[str]:
 
 
 # make run's steps that a fresh folder skips: its secret key is in the
-# environment, a new database has no rounds to repair nor demo players to
+# environment (its log key in its folder; no witness runs beside it), a new database has no rounds to repair nor demo players to
 # clean up, and compiling the catalogues would rewrite the shared tree's.
-NOT_ON_A_FRESH_SITE = ("make_secret_key", "repair_rounds", "cleanup_demo", "compilemessages")
+NOT_ON_A_FRESH_SITE = (
+    "make_secret_key",
+    "make_log_key",
+    "witness",
+    "repair_rounds",
+    "cleanup_demo",
+    "compilemessages",
+)
 
 
 def set_up(env: dict[str, str]) -> None:

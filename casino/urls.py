@@ -43,5 +43,6 @@ urlpatterns = [
     # Staff only: the authenticator app's code after the password (casino/otp.py).
     path("accounts/staff/code/", staff_otp.verify, name="staff_otp_verify"),
     path("accounts/staff/enroll/", staff_otp.enroll, name="staff_otp_enroll"),
+    path("log/", include("commitlog.urls")),  # the public commitment log
     path("", include("games.urls")),
 ]

@@ -15,6 +15,10 @@ file's SHA-256 (a restore refuses a file that does not match it). Point in
 time recovery on PostgreSQL (continuous WAL archiving) is pgBackRest's job:
 ops/pitr.sh and docs/operations.md.
 
+The commitment log is in the database, so a backup holds it whole; a
+restore keeps the live log rather than the backup's (commitlog/carry.py):
+a log never goes back in time.
+
 Backups hold password hashes and sealed seeds: files are written readable
 by their owner only. The seeds stay sealed in them (games/sealing.py): the
 key is not in the database, so a stolen backup predicts no card.
@@ -37,6 +41,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, connection, connections
 
+from commitlog.carry import live_log, put_back
 from games.models import AuditEntry
 
 SQLITE_SUFFIX = ".sqlite3"
@@ -224,12 +229,15 @@ def restore(path: Path) -> Manifest:
     if manifest.engine != engine:
         raise BackupError(f"{path} is a {manifest.engine} backup; this site runs on {engine}")
     before = _books_now(engine)
+    live = live_log() if before is not None else None
     _close_connections()
     if engine == "sqlite":
         _restore_sqlite(path)
     else:
         _restore_postgres(path)
     _close_connections()
+    # The commitment log never goes back in time: the live one is kept.
+    put_back(live)
     # A restore drops every round after its backup, payouts included: it
     # leaves its trace in the audit log, where operators read it in words.
     AuditEntry.objects.create(

@@ -107,6 +107,10 @@ export DJANGO_STATIC_ROOT=$DIR/static
 export CASINO_CREDENTIAL_POSTS=$CREDENTIAL_POSTS
 export CASINO_MAX_BODY_BYTES=$MAX_BODY_BYTES
 export CASINO_SOCKETS_PER_ADDRESS=$SOCKETS_PER_ADDRESS
+export CASINO_LOG_KEY_FILE=$DIR/log_key
+export CASINO_LOG_PUBLISHED_FILE=$DIR/log_published
+export CASINO_LOG_WITNESSES_FILE=$DIR/log_witnesses
+export CASINO_LOG_INTEGRATE_SECONDS=0
 ENV
   # /metrics answers only this token's bearer: the cluster's Prometheus.
   [ -f "$DIR/metrics-token" ] || "$PY" -c "import secrets; print(secrets.token_urlsafe(48))" > "$DIR/metrics-token"
@@ -115,6 +119,9 @@ ENV
   . "$DIR/env"
   "$PY" manage.py migrate --no-input -v 0
   "$PY" manage.py setup_casino
+  "$PY" manage.py make_log_key >/dev/null
+  "$PY" manage.py witness --state "$DIR/witness.json" --key >> "$DIR/log_witnesses.new"
+  sort -u "$DIR/log_witnesses.new" > "$DIR/log_witnesses" && rm "$DIR/log_witnesses.new"
   "$PY" manage.py repair_rounds --refund || true
   "$PY" manage.py collectstatic --no-input -v 0
 
@@ -173,6 +180,10 @@ stdout_logfile_backups=1
   done
   # The ledger audit, for /metrics (casino_ledger_audit_ok) and its alert.
   # (A process each time: it keeps no metrics of its own, so no folder.)
+  # The commitment log: one integrator (each pass holds the log's lock), and
+  # one witness that cosigns what the site serves (docs/commitment-log.md).
+  program integrator "$PY manage.py integrate_log --every 1"
+  program witness "$PY manage.py witness --state $DIR/witness.json --url http://127.0.0.1:$http_port --every 10"
   program audit "sh -c 'while :; do env -u PROMETHEUS_MULTIPROC_DIR $PY manage.py audit_ledger >/dev/null; sleep $AUDIT_SECONDS; done'"
   cat > "$DIR/supervisord.conf" <<SUPERVISOR
 [supervisord]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,6 +59,20 @@ def pytest_configure(config):
     user on these machines. Servers started by the browser tests keep theirs."""
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # The commitment log: a signing key of the tests' own, and no integrator
+    # thread (a test integrates when it means to: commitlog.integrator.integrate).
+    keys = Path(tempfile.mkdtemp(prefix="casino-log-"))
+    (keys / "log_key").write_text(bytes(range(32)).hex() + "\n", encoding="ascii")
+    settings.CASINO_LOG_KEY_FILE = keys / "log_key"
+    settings.CASINO_LOG_WITNESSES_FILE = keys / "log_witnesses"
+    settings.CASINO_LOG_INTEGRATE_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
+def log_published_here(tmp_path_factory, settings):
+    """Each test's database starts a log of its own: the checkpoints it
+    publishes are kept apart from other tests'."""
+    settings.CASINO_LOG_PUBLISHED_FILE = tmp_path_factory.mktemp("log") / "log_published"
 
 
 @pytest.fixture(autouse=True)

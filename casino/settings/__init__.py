@@ -11,6 +11,7 @@ from __future__ import annotations
 from casino.settings.auth import *  # noqa: F403
 from casino.settings.base import *  # noqa: F403
 from casino.settings.channels import *  # noqa: F403
+from casino.settings.commitlog import *  # noqa: F403
 from casino.settings.database import *  # noqa: F403
 from casino.settings.frontdoor import *  # noqa: F403
 from casino.settings.house import *  # noqa: F403

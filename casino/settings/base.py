@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django_otp.plugins.otp_totp",
     "casino.apps.CasinoConfig",
     "games",
+    "commitlog",
     "django_prometheus",  # request metrics for /metrics (casino/monitoring.py)
     "django_structlog",  # JSON log lines (casino/logs.py)
 ]

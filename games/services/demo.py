@@ -33,7 +33,13 @@ from casino.frontdoor.limits import Rate, over_rate
 from games.display import format_chips
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, AuditEntry, LedgerEntry, Profile, Round, Wallet
-from games.services.wallet import Posting, new_client_seed, new_server_seed_hex, post
+from games.services.wallet import (
+    Posting,
+    log_first_commitment,
+    new_client_seed,
+    new_server_seed_hex,
+    post,
+)
 
 DEMO_CHIPS = 10_000
 DEMO_UNITS = DEMO_CHIPS * UNITS_PER_CHIP
@@ -96,12 +102,13 @@ def start_demo() -> User:
     user.set_unusable_password()
     user.opens_own_account = True  # type: ignore[attr-defined]  # read by wallet.open_new_users_account
     user.save()
-    Profile.objects.create(
+    profile = Profile.objects.create(
         user=user,
         demo=True,
         client_seed=new_client_seed(),
         next_server_seed=new_server_seed_hex(),
     )
+    log_first_commitment(profile)
     wallet = Wallet.objects.create(user=user)
     post(
         wallet_id=wallet.pk,

@@ -26,6 +26,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from commitlog.leaves import pending_leaf
 from games import rows
 from games.cards import server_seed_hash
 from games.errors import BetRefused, GameError, TableClosed
@@ -262,13 +263,25 @@ def next_seeds(profile: Profile) -> Seeds:
     return seeds
 
 
-def seeds_update(profile: Profile) -> tuple[str, list[Any]]:
-    """The UPDATE that stores the profile's next seed (sealed) and nonce."""
-    table = connection.ops.quote_name(Profile._meta.db_table)
-    return (
-        f"UPDATE {table} SET next_server_seed = %s, nonce = %s WHERE id = %s",  # noqa: S608 - names are ours
-        [seal(profile.next_server_seed), profile.nonce, profile.pk],
-    )
+def seeds_update(profile: Profile, *, game: str, table: str) -> list[tuple[str, list[Any]]]:
+    """The UPDATE that stores the profile's next seed (sealed) and nonce, and
+    the INSERT of its commitment into the public log (commitlog/leaves.py):
+    stored together or not at all."""
+    name = connection.ops.quote_name(Profile._meta.db_table)
+    commitment = server_seed_hash(bytes.fromhex(profile.next_server_seed))
+    return [
+        (
+            f"UPDATE {name} SET next_server_seed = %s, nonce = %s WHERE id = %s",  # noqa: S608 - names are ours
+            [seal(profile.next_server_seed), profile.nonce, profile.pk],
+        ),
+        pending_leaf(
+            commitment=commitment,
+            nonce=profile.nonce,
+            player_pk=profile.user_id,
+            game=game,
+            table=table,
+        ),
+    ]
 
 
 def outcome(total_bet: int, total_return: int) -> str:
@@ -406,7 +419,7 @@ def _place(
         balance=wallet.balance,
         postings=dealt.postings,
         round=rnd,
-        with_round=[seeds_update(profile)],
+        with_round=seeds_update(profile, game=dealer.game, table=table.slug),
     )
     structlog.contextvars.bind_contextvars(round_id=rnd.pk)
     maybe_fail(f"{dealer.game}.after_debit")

@@ -22,7 +22,8 @@ from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.cards import new_server_seed
+from commitlog.leaves import append_pending
+from games.cards import new_server_seed, server_seed_hash
 from games.errors import GameError, InsufficientChips
 from games.models import UNITS_PER_CHIP, AuditEntry, LedgerEntry, Profile, Round, Wallet
 from games.rows import insert, insert_statement, plain_cursor, stored
@@ -208,6 +209,15 @@ def new_client_seed() -> str:
     return secrets.token_hex(8)
 
 
+def log_first_commitment(profile: Profile) -> None:
+    """A new profile's first committed seed goes into the public log with it."""
+    append_pending(
+        commitment=server_seed_hash(bytes.fromhex(profile.next_server_seed)),
+        nonce=profile.nonce,
+        player_pk=profile.user_id,
+    )
+
+
 @transaction.atomic
 def open_account(*, user: User) -> Wallet:
     """Create the player's wallet and profile, granting the starting chips.
@@ -216,10 +226,12 @@ def open_account(*, user: User) -> Wallet:
     however many times this is called (a user's creation, the lobby of an
     account made before accounts were opened at creation).
     """
-    Profile.objects.get_or_create(
+    profile, made = Profile.objects.get_or_create(
         user=user,
         defaults={"client_seed": new_client_seed(), "next_server_seed": new_server_seed_hex()},
     )
+    if made:
+        log_first_commitment(profile)
     wallet, created = Wallet.objects.get_or_create(user=user)
     grant = settings.CASINO_STARTING_CHIPS * UNITS_PER_CHIP
     if created and grant > 0:

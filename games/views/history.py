@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
+from commitlog.reads import round_entry
 from games.models import Game, Round
 from games.selectors import history as selectors
 from games.selectors.history_export import csv_rows
@@ -206,7 +207,13 @@ def _round_context(request: PlayerRequest, rnd: Round) -> dict[str, Any]:
     report = round_report(rnd)
     own = rnd.player_id == request.user.pk
     back = reverse("history") if own else reverse("history_player", args=[rnd.player_id])
-    return {"report": report, "round": rnd, "own": own, "back_url": back}
+    return {
+        "report": report,
+        "round": rnd,
+        "own": own,
+        "back_url": back,
+        **round_entry(rnd.server_seed_hash),  # log_index, log_leaf_b64
+    }
 
 
 @login_required

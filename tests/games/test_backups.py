@@ -115,3 +115,53 @@ def test_the_restore_drill_on_sqlite_loses_no_round_taken_before_the_backup(tmp_
     assert result["rounds_played"] > result["rounds_in_backup"]
     assert result["player_errors"] == []
     assert {"backup_s", "restore_s", "pitr_seconds_lost"} <= set(result)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_restore_keeps_the_log_consistent_with_every_checkpoint_published_before_it(
+    make_player, tmp_path, client
+):
+    from commitlog import integrator  # noqa: PLC0415
+    from games import tlog  # noqa: PLC0415
+
+    user = make_player(chips=1_000)
+    play(user, "r1")
+    before = integrator.integrate()
+    path, _ = backup(tmp_path)
+    play(user, "r2")
+    after = integrator.integrate()  # published after the backup was taken
+    call_command("restore", str(path), "--yes", stdout=io.StringIO())
+    play(user, "r3")
+    new = integrator.integrate()
+    for old in (before, after):
+        proof = client.get(f"/log/proof/consistency?from={old.size}&to={new.size}").json()
+        tlog.verify_consistency(
+            old.size, new.size, bytes(old.root), bytes(new.root),
+            [tlog.b64decode(p) for p in proof["proof"]],
+        )  # fmt: skip
+    call_command("audit_log", stdout=io.StringIO())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_backup_older_than_a_published_checkpoint_over_a_lost_log_is_not_served(
+    make_player, tmp_path, client
+):
+    from commitlog import integrator  # noqa: PLC0415
+    from commitlog.models import Checkpoint, Leaf, LogState, Node  # noqa: PLC0415
+    from commitlog.published import LogForked  # noqa: PLC0415
+
+    user = make_player(chips=1_000)
+    integrator.integrate()
+    path, _ = backup(tmp_path)
+    play(user, "published after the backup")
+    published = integrator.integrate()
+    for model in (Checkpoint, Node, Leaf, LogState):  # the live log is lost
+        model.objects.all().delete()
+    said = io.StringIO()
+    call_command("restore", str(path), "--yes", stdout=io.StringIO(), stderr=said)
+    assert f"a checkpoint of {published.size} was published" in said.getvalue()
+    answer = client.get("/log/checkpoint")
+    assert answer.status_code == 503
+    assert "restored from before that checkpoint" in answer.content.decode()
+    with pytest.raises(LogForked):
+        integrator.integrate()

@@ -19,6 +19,7 @@ CORE = (
     "games.money",
     "games.presets",
     "games.display",
+    "games.tlog",
 )
 
 
@@ -26,7 +27,7 @@ def test_core_modules_import_without_django() -> None:
     code = (
         "import games.cards, games.baccarat.rules, games.baccarat.odds, "
         "games.baccarat.roads, games.war.rules, games.war.odds, games.verify, "
-        "games.money, games.presets, games.display; "
+        "games.money, games.presets, games.display, games.tlog; "
         "import sys; assert 'django' not in sys.modules, sorted(m for m in sys.modules "
         "if m.startswith('django'))"
     )

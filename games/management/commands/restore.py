@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from commitlog.published import why_not_served
 from games.backups import BackupError, restore
 from games.services.wallet import ledger_mismatches
 
@@ -39,6 +40,11 @@ class Command(BaseCommand):
         bad = ledger_mismatches()
         if bad:
             raise CommandError(f"restored, but {len(bad)} wallet(s) do not match their ledger")
+        # The books are back either way; a log that does not extend what was
+        # published is not served (docs/commitment-log.md says what to do).
+        forked = why_not_served()
+        if forked:
+            self.stderr.write(f"the commitment log will not be served: {forked}")
         self.stdout.write(
             f"restored {path.name} (taken {manifest.taken_at}): {manifest.rounds} rounds, "
             f"last round {manifest.last_round_id}; ledger ok; restored in {seconds:.3f} s"

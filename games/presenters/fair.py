@@ -185,8 +185,69 @@ def verifier_labels() -> dict[str, Any]:
             "player_pair": _("PLAYER PAIR"),
             "banker_pair": _("BANKER PAIR"),
         },
+        "log": log_labels(),
         "owners": {owner: str(label) for owner, label in OWNER_LABELS.items()},
         "areas": {area: str(label) for area, label in AREA_LABELS.items()},
+    }
+
+
+def log_labels() -> dict[str, Any]:
+    """What static/js/verify.js says of the public log (``verifyLog``): one
+    sentence per finding, and each reason a proof was refused in words."""
+    return {
+        "heading": _("The public log"),
+        "log_unreadable": _("The public log could not be read (%(why)s): try again later."),
+        "log_pending": _(
+            "This round's commitment is not yet in a signed checkpoint of the log (%(size)s "
+            "commitments so far): check again in a few seconds."
+        ),
+        "log_leaf": _("Leaf %(index)s of the log holds this round's commitment and nonce."),
+        "log_leaf_other": _(
+            "Leaf %(index)s of the log holds another commitment (%(commitment)s, nonce "
+            "%(nonce)s) than this round's: the site's pages and its log disagree."
+        ),
+        "log_included": _(
+            "The leaf is in the log's tree of %(size)s commitments, signed with the log's key."
+        ),
+        "log_refused": _("The log's proof was refused: %(why)s."),
+        "log_first": _(
+            "This browser had kept no checkpoint of the log; it keeps this one (%(size)s "
+            "commitments), and every later one must extend it."
+        ),
+        "log_consistent": _(
+            "The log's tree of %(size)s commitments extends the one this browser kept "
+            "(%(old)s): nothing in it was rewritten."
+        ),
+        "log_fork": _(
+            "Warning: the log shown now (%(size)s commitments) does not extend the one this "
+            "browser verified before (%(old)s). The site has shown two different histories. "
+            "Keep this page and report it."
+        ),
+        "log_key_changed": _(
+            "Warning: the log's key is not the one this browser kept its checkpoint under. "
+            "Unless the site announced a new key on its fair page, it is showing another log."
+        ),
+        "reasons": {
+            "network": _("no answer"),
+            "base64": _("a value is not base64"),
+            "hash_size": _("a hash is not 32 bytes"),
+            "key": _("the log's key is malformed"),
+            "note": _("the checkpoint is malformed"),
+            "unsigned": _("the checkpoint has no signature of the log's key"),
+            "signature": _("the log's signature does not verify"),
+            "origin": _("the checkpoint is of another log"),
+            "size": _("the proof is for another tree size"),
+            "index": _("the leaf is not in the tree"),
+            "leaf": _("the leaf is not in the log's format"),
+            "inclusion": _("the inclusion proof does not lead to the signed root"),
+            "inclusion_short": _("the inclusion proof is too short"),
+            "inclusion_long": _("the inclusion proof is too long"),
+            "consistency": _("the consistency proof does not lead to the newer root"),
+            "consistency_short": _("the consistency proof is too short"),
+            "consistency_long": _("the consistency proof is too long"),
+            "fork": _("the older tree is not the start of the newer one"),
+            "smaller": _("the newer tree is smaller than the kept one"),
+        },
     }
 
 

@@ -44,13 +44,19 @@ def snippet_text(
     player_pair: bool | None = None,
     banker_pair: bool | None = None,
     void: bool = False,
+    log_url: str | None = None,
+    log_key: str | None = None,
+    log_index: int | None = None,
 ) -> str:
     """A Python 3 program (standard library only) that replays the round from
     its seeds and compares everything with what is given: the commitment,
     every card, the result and facts of the deal and every bet's return. It
     prints what differs and exits 1, or prints VERIFIED and exits 0. Without
     ``game`` (a test vector of the fairness page) it compares ``cards`` with
-    the shoe's first cards.
+    the shoe's first cards. With ``log_url`` it then checks the public log
+    at that address: leaf ``log_index`` holds this commitment and nonce, its
+    inclusion proof against a checkpoint signed with ``log_key`` (read from
+    the log when None), and consistency with the checkpoint it kept last.
 
     The text is plain text, not HTML: every value a player typed (the client
     seed) is a Python literal in it, and a page must escape it like any text.
@@ -80,6 +86,9 @@ def snippet_text(
                 "banker_pair": banker_pair,
             },
             "void": bool(void),
+            "log_url": log_url,
+            "log_key": log_key,
+            "log_index": log_index,
         },
     )
     # render_to_string marks its result safe HTML, which a program is not:
@@ -116,8 +125,10 @@ def replay_facts(rnd: Round) -> dict[str, Any]:
     }
 
 
-def round_snippet(rnd: Round) -> str:
-    return snippet_text(**replay_facts(rnd))
+def round_snippet(
+    rnd: Round, *, log_url: str | None, log_key: str | None, log_index: int | None
+) -> str:
+    return snippet_text(**replay_facts(rnd), log_url=log_url, log_key=log_key, log_index=log_index)
 
 
 def verifier_labels() -> dict[str, Any]:

@@ -6,20 +6,27 @@ tampered one, and the reference says why in the words a player would read."""
 
 from __future__ import annotations
 
+import base64
 import json
 import random
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from games.presenters.fair import snippet_text
 from tests.fairness import log_reference as ref
 from tests.fairness.log_cases import FORKED, LEAVES, LOG, WITNESS, b64, build, note, path, proof
+from tests.fairness.rounds import FILE as ROUNDS_FILE
 
 FILE = Path(__file__).with_name("log_cases.json")
 CASES = json.loads(FILE.read_text(encoding="utf-8"))
+ROUNDS = json.loads(ROUNDS_FILE.read_text(encoding="utf-8"))["cases"]
 
 # Why the reference refuses each tampered case: a verifier that refused
 # everything, or refused for the wrong reason, fails here.
@@ -206,3 +213,87 @@ def test_the_reference_passes_a_site_that_keeps_its_log_and_fails_one_that_forks
     failed = {name: detail for name, passed, detail in results if not passed}
     assert list(failed) == ["consistency with the kept checkpoint"]
     assert newest is None
+
+
+# --- the round page's Python snippet -------------------------------------------------
+
+
+def snippet(**log: object) -> str:
+    """The round page's snippet for the shared file's genuine coup."""
+    (coup,) = [c for c in ROUNDS if c["name"] == "genuine coup"]
+    facts = {"server_seed": None, "server_seed_hash": None, "client_seed": None, **coup["round"]}
+    return snippet_text(**facts, **log)  # type: ignore[arg-type]
+
+
+def snippet_functions() -> dict[str, Any]:
+    """The snippet's functions, as a player's interpreter defines them."""
+    namespace: dict[str, Any] = {"__name__": "verify_round"}
+    exec(compile(snippet(), "verify_round.py", "exec"), namespace)  # noqa: S102 (our own program)
+    return namespace
+
+
+SNIPPET = snippet_functions()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_the_snippet_judges_each_case_of_the_shared_file(case):
+    args = [case[k] for k in ("key", "note", "leaf_b64", "index", "size", "inclusion")]
+    args += [case["old_note"], case["consistency"]]
+    if case["expect"] == "ok":
+        fields = SNIPPET["check_proofs"](*args)
+        assert str(fields["nonce"]) == ref.parse_leaf(base64.b64decode(case["leaf_b64"]))["nonce"]
+    else:
+        with pytest.raises(SNIPPET["Refused"]):
+            SNIPPET["check_proofs"](*args)
+
+
+def test_the_snippets_ed25519_is_rfc_8032s():
+    """RFC 8032 §7.1, test 2: one byte signed with its secret key."""
+    public = bytes.fromhex("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c")
+    signature = bytes.fromhex(
+        "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
+        "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+    )
+    assert SNIPPET["ed25519_verify"](public, b"\x72", signature)
+    assert not SNIPPET["ed25519_verify"](public, b"\x73", signature)
+    assert not SNIPPET["ed25519_verify"](public, b"\x72", signature[:-1] + b"\x01")
+
+
+def run_snippet(text: str, where: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-I", "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=where,
+    )
+
+
+def test_the_snippet_checks_the_rounds_leaf_keeps_the_checkpoint_and_catches_a_fork(site, tmp_path):
+    (coup,) = [c for c in ROUNDS if c["name"] == "genuine coup"]
+    mine = (
+        f"casino-commitment/1\ncommitment {coup['round']['server_seed_hash']}\n"
+        f"nonce {coup['round']['nonce']}\ngame baccarat\ntable classic\nplayer {'ab' * 16}\n"
+    ).encode()
+    text = snippet(
+        log_url=f"http://127.0.0.1:{site.server_port}/log", log_key=LOG.vkey(), log_index=4
+    )
+    FakeLog.leaves = [*LEAVES[:4], mine, *LEAVES[5:8]]
+    first = run_snippet(text, tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "log: leaf 4 holds this commitment, in the signed tree of 8" in first.stdout
+    assert (tmp_path / "casino-log-checkpoint.txt").read_text().startswith("casino.local/log\n8\n")
+    FakeLog.leaves = [*LEAVES[:4], mine, *LEAVES[5:13]]
+    grown = run_snippet(text, tmp_path)
+    assert grown.returncode == 0, grown.stdout
+    assert "that tree extends the checkpoint kept" in grown.stdout
+    FakeLog.leaves = [*LEAVES[:4], mine, *FORKED[5:13]]  # rewritten after leaf 4
+    forked = run_snippet(text, tmp_path)
+    assert forked.returncode == 1
+    assert "the log forked" in forked.stdout and forked.stdout.strip().endswith("DOES NOT MATCH")
+    # Leaf 4 holds another commitment, shown to a player with nothing kept.
+    FakeLog.leaves = [*LEAVES[:13]]
+    (tmp_path / "new").mkdir()
+    other = run_snippet(text, tmp_path / "new")
+    assert other.returncode == 1 and "holds another commitment" in other.stdout

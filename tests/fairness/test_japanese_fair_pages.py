@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-import pytest
 from django.urls import reverse
 
 from tests.games.views.test_history_views import baccarat_round, war_round
@@ -56,23 +55,17 @@ def latin_words(page: str) -> list[str]:
     return sorted(set(re.findall(r"[A-Za-z]+", " ".join(parser.words))))
 
 
-@pytest.fixture
-def player(make_player):
-    user = make_player("やまだ")
-    baccarat_round(user)
-    war_round(user)
-    return user
-
-
 def test_the_japanese_fair_page_has_no_latin_word_outside_code(client, db):
     page = client.get(reverse("fair"), **JA).content.decode()
     assert 'data-testid="fair-log"' in page
     assert latin_words(page) == []
 
 
-def test_a_japanese_round_page_has_no_latin_word_outside_code(client, player):
+def test_a_japanese_round_page_has_no_latin_word_outside_code(client, make_player):
+    player = make_player("やまだ")  # a Latin name would be data on the page
+    rounds = [baccarat_round(player), war_round(player)]
     client.force_login(player)
-    for rnd in player.rounds.all():
+    for rnd in rounds:
         page = client.get(reverse("history_round", args=[rnd.pk]), **JA).content.decode()
         assert 'data-testid="log-index"' in page
         assert latin_words(page) == [], rnd.game

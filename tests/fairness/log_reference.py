@@ -322,15 +322,44 @@ def check_case(case: dict[str, Any]) -> Checkpoint:
 # --- a running site --------------------------------------------------------------------
 
 
-def get(base: str, path: str) -> str:
+def fetch(base: str, path: str) -> tuple[bytes, str]:
+    """The body of ``path`` and its Cache-Control header."""
     url = base.rstrip("/") + path
     if not url.startswith(("http://", "https://")):
         raise Refused(f"{url} is not a web address")
     try:
         with urllib.request.urlopen(url, timeout=20) as response:  # noqa: S310 (checked above)
-            return response.read().decode("utf-8")
+            return response.read(), response.headers.get("Cache-Control", "")
     except urllib.error.HTTPError as exc:
         raise Refused(f"{path} answered {exc.code}") from exc
+
+
+def get(base: str, path: str) -> str:
+    return fetch(base, path)[0].decode("utf-8")
+
+
+def tile_path(level: int | str, n: int, width: int) -> str:
+    """C2SP tlog-tiles: ``/tile/<L>/<N>[.p/<W>]``, N in 3-digit elements,
+    all but the last starting with x (1234067 is x001/x234/067)."""
+    digits = f"{n:03d}"
+    digits = "0" * (-len(digits) % 3) + digits
+    parts = [digits[i : i + 3] for i in range(0, len(digits), 3)]
+    name = "/".join([*("x" + p for p in parts[:-1]), parts[-1]])
+    return f"/log/tile/{level}/{name}" + ("" if width == 256 else f".p/{width}")
+
+
+def entries_of(bundle: bytes) -> list[bytes]:
+    """An entry bundle: big-endian uint16 length-prefixed entries."""
+    entries, at = [], 0
+    while at < len(bundle):
+        if at + 2 > len(bundle):
+            raise Refused("an entry bundle ends inside a length")
+        length = int.from_bytes(bundle[at : at + 2], "big")
+        entries.append(bundle[at + 2 : at + 2 + length])
+        if len(entries[-1]) != length:
+            raise Refused("an entry bundle ends inside an entry")
+        at += 2 + length
+    return entries
 
 
 def get_json(base: str, path: str, field: str) -> Any:
@@ -416,6 +445,28 @@ def check_site(
         verify_consistency(old.size, cp.size, old.root, cp.root, path)
         return f"the kept tree of {old.size} leaves is a prefix of the tree of {cp.size}"
 
+    def tiles() -> str:
+        cp: Checkpoint = state["checkpoint"]
+        width = min(cp.size, 256)
+        raw, caching = fetch(base, tile_path(0, 0, width))
+        hashes = [raw[i : i + 32] for i in range(0, len(raw), 32)]
+        if len(raw) != 32 * width:
+            raise Refused(f"the first hash tile holds {len(raw)} bytes, not {32 * width}")
+        if width == 256 and "immutable" not in caching:
+            raise Refused("a full tile is not served as immutable")
+        bundle = entries_of(fetch(base, tile_path("entries", 0, width))[0])
+        if [leaf_hash(e) for e in bundle] != hashes:
+            raise Refused("the first entry bundle does not hash to the first tile")
+        if hashes[: len(state["prefix"])] != state["prefix"]:
+            raise Refused("the first tile's hashes are not those of the leaves served one by one")
+        if cp.size <= 256 and tree_hash(hashes) != cp.root:
+            raise Refused("the first tile does not hash to the checkpoint's root")
+        if cp.size > 256:
+            upper = fetch(base, tile_path(1, 0, min(cp.size // 256, 256)))[0]
+            if upper[:32] != tree_hash(hashes):
+                raise Refused("the level-1 tile does not hold the first tile's root")
+        return f"the first tile and entry bundle ({width} leaves) agree with the leaves"
+
     def refusals() -> str:
         cp: Checkpoint = state["checkpoint"]
         for path in (f"/log/leaf?index={cp.size}", "/log/proof/inclusion?index=x&size=1"):
@@ -432,6 +483,8 @@ def check_site(
         ok = run("consistency proofs", consistency_from_leaves) and ok
         if kept:
             ok = run("consistency with the kept checkpoint", consistency_with_kept) and ok
+        if state.get("prefix") is not None and state["checkpoint"].size:
+            ok = run("tiles", tiles) and ok
         ok = run("bad requests refused", refusals) and ok
     return results, (state["note"] if ok else None)
 

@@ -140,6 +140,17 @@ def test_the_leaf_is_read_only_in_its_documented_six_lines():
             ref.parse_leaf(bad)
 
 
+def test_tile_paths_are_c2sp_tlog_tiles():
+    """The spec's own example: index 1234067 is x001/x234/067; a partial
+    tile names its width."""
+    assert ref.tile_path(0, 1_234_067, 256) == "/log/tile/0/x001/x234/067"
+    assert ref.tile_path(1, 0, 17) == "/log/tile/1/000.p/17"
+    assert ref.tile_path("entries", 1000, 256) == "/log/tile/entries/x001/000"
+    assert ref.entries_of(b"\x00\x02ab\x00\x00") == [b"ab", b""]
+    with pytest.raises(ref.Refused):
+        ref.entries_of(b"\x00\x05ab")
+
+
 def test_the_reference_judges_the_file_from_its_command_line(capsys):
     assert ref.main(["--cases", str(FILE)]) == 0
     said = capsys.readouterr().out.splitlines()
@@ -168,6 +179,11 @@ class FakeLog(BaseHTTPRequestHandler):
                 "proof": [b64(h) for h in proof(q["from"], hashes[: q["to"]])]
             },
         }
+        # The first tiles (this log stays under 256 leaves: partial ones).
+        answers[f"/log/tile/0/000.p/{size}"] = lambda: b"".join(hashes)
+        answers[f"/log/tile/entries/000.p/{size}"] = lambda: b"".join(
+            len(x).to_bytes(2, "big") + x for x in self.leaves
+        )
         try:
             if q.get("index", 0) >= size:
                 raise KeyError("past the newest checkpoint")
@@ -176,10 +192,11 @@ class FakeLog(BaseHTTPRequestHandler):
             self.send_response(400)
             self.end_headers()
             return
-        body = answer if isinstance(answer, str) else json.dumps(answer)
+        if isinstance(answer, dict):
+            answer = json.dumps(answer)
         self.send_response(200)
         self.end_headers()
-        self.wfile.write(body.encode())
+        self.wfile.write(answer if isinstance(answer, bytes) else answer.encode())
 
     def log_message(self, *args: object) -> None:
         pass
@@ -204,7 +221,8 @@ def test_the_reference_passes_a_site_that_keeps_its_log_and_fails_one_that_forks
     FakeLog.leaves = LEAVES  # grown: the kept tree of 8 is its start
     results, newest = ref.check_site(base, kept.read_text())
     assert all(passed for _, passed, _ in results), results
-    assert ("consistency with the kept checkpoint", True) in [(n, p) for n, p, _ in results]
+    passed = [(n, p) for n, p, _ in results]
+    assert ("consistency with the kept checkpoint", True) in passed and ("tiles", True) in passed
     assert newest and "\n13\n" in newest
     assert "witness.casino.local/w1" in results[1][2]
     # Leaves 5-12 rewritten: the kept tree of 8 is not the start of this one.

@@ -212,6 +212,9 @@ def log_labels() -> dict[str, Any]:
             "This round's commitment is not yet in a signed checkpoint of the log (%(size)s "
             "commitments so far): check again in a few seconds."
         ),
+        "log_checkpoint": _(
+            "The log's newest checkpoint holds %(size)s commitments, signed with the log's key."
+        ),
         "log_leaf": _("Leaf %(index)s of the log holds this round's commitment and nonce."),
         "log_leaf_other": _(
             "Leaf %(index)s of the log holds another commitment (%(commitment)s, nonce "
@@ -310,4 +313,9 @@ def fair_context() -> dict[str, Any]:
                 "snippet": snippet,
             }
         )
-    return {"vectors": vectors, "steps": FIRST_STEPS, "utf8": UTF8_MESSAGE}
+    return {
+        "vectors": vectors,
+        "steps": FIRST_STEPS,
+        "utf8": UTF8_MESSAGE,
+        "log_labels": {"log": log_labels()},
+    }

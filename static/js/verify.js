@@ -538,7 +538,8 @@ function describe(difference, labels) {
 
 // Check the round's leaf in the log, as a list of findings {what, ok, values}
 // (ok: true, false, or null for "not yet"), and whether the log forked.
-// ``round`` is {index, commitment, nonce}; ``get(path)`` answers a path of
+// ``round`` is {index, commitment, nonce}, or null to check only the newest
+// checkpoint against the kept one (the fair page); ``get(path)`` answers a path of
 // the log's endpoints (/log/...) as text; ``storage`` keeps the checkpoint.
 async function verifyLog(round, get, storage) {
   const found = [];
@@ -560,7 +561,9 @@ async function verifyLog(round, get, storage) {
     return out;
   }
   const kept = storage ? keptCheckpoint(storage) : null;
-  if (round.index === null || round.index === undefined || round.index === "" ||
+  if (round === null) {
+    say("log_checkpoint", true, { size: checkpoint.size });
+  } else if (round.index === null || round.index === undefined || round.index === "" ||
       BigInt(round.index) >= BigInt(checkpoint.size)) {
     say("log_pending", null, { size: checkpoint.size });
   } else {
@@ -786,8 +789,24 @@ function bindFairForm(form) {
   });
 }
 
+// The fair page's "check the log now": the newest checkpoint against the kept one.
+function bindLogCheck(button) {
+  const source = document.getElementById(button.getAttribute("data-log-check"));
+  const out = document.getElementById(button.getAttribute("aria-controls"));
+  if (!source || !out) return;
+  const labels = JSON.parse(source.textContent);
+  button.addEventListener("click", async function () {
+    if (!subtle()) {
+      out.textContent = button.getAttribute("data-no-crypto");
+      return;
+    }
+    out.replaceChildren(logLines(await verifyLog(null, getText, browserStorage()), labels));
+  });
+}
+
 function init() {
   document.querySelectorAll("[data-verify-form]").forEach(bindRound);
+  document.querySelectorAll("[data-log-check]").forEach(bindLogCheck);
   document.querySelectorAll("[data-vector]").forEach(bindVector);
   document.querySelectorAll("[data-fair-form]").forEach(bindFairForm);
 }

@@ -85,3 +85,21 @@ def test_verify_checks_the_rounds_leaf_keeps_the_checkpoint_and_warns_of_a_fork(
     expect(warning).to_contain_text("does not extend the one this browser verified before (13)")
     expect(page.get_by_test_id("js-log")).to_have_attribute("data-fork", "true")
     expect(page.get_by_test_id("verification")).to_have_class("verification bad")
+
+
+def test_the_fair_page_checks_the_newest_checkpoint_against_the_one_this_browser_kept(
+    page, live_url
+):
+    out = page.get_by_test_id("log-check-out")
+    findings = out.get_by_test_id("js-log-finding")
+    serve_log(page, LEAVES[:8])
+    page.goto(live_url + "/fair/")
+    page.get_by_test_id("log-check").click()
+    expect(findings.nth(1)).to_have_attribute("data-what", "log_first")
+    serve_log(page, LEAVES[:13])
+    page.get_by_test_id("log-check").click()
+    expect(findings.nth(1)).to_have_attribute("data-what", "log_consistent")
+    expect(findings.nth(0)).to_contain_text("newest checkpoint holds 13 commitments")
+    serve_log(page, FORKED[:13])
+    page.get_by_test_id("log-check").click()
+    expect(out.get_by_role("alert")).to_contain_text("does not extend")

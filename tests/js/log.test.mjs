@@ -162,3 +162,13 @@ test("a log that cannot be read says so", async () => {
   const result = await verifyLog(roundOf(GOOD), async () => { throw new Error("offline"); }, storage());
   assert.deepEqual(result.findings.map((f) => [f.what, f.values.why]), [["log_unreadable", "network"]]);
 });
+
+test("the fair page's check reads only the newest checkpoint against the kept one", async () => {
+  const s = storage({ key: GOOD.key, note: GOOD.old_note });
+  const result = await verifyLog(null, site(GOOD), s);
+  assert.deepEqual(whats(result), ["log_checkpoint", "log_consistent"]);
+  assert.equal(keptCheckpoint(s).note, GOOD.note);
+  const fork = named("a fork: the kept tree of 8 is not the start of this one");
+  const forked = await verifyLog(null, site(fork), storage({ key: fork.key, note: fork.old_note }));
+  assert.deepEqual(whats(forked), ["log_checkpoint", "log_fork"]);
+});

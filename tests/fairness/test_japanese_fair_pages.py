@@ -11,7 +11,9 @@ import re
 from html.parser import HTMLParser
 
 from django.urls import reverse
+from django.utils import translation
 
+from games.presenters.fair import verifier_labels
 from tests.games.views.test_history_views import baccarat_round, war_round
 
 JA = {"HTTP_ACCEPT_LANGUAGE": "ja"}
@@ -69,6 +71,20 @@ def test_a_japanese_round_page_has_no_latin_word_outside_code(client, make_playe
         page = client.get(reverse("history_round", args=[rnd.pk]), **JA).content.decode()
         assert 'data-testid="log-index"' in page
         assert latin_words(page) == [], rnd.game
+
+
+def test_the_words_verify_js_shows_in_japanese_have_no_latin_word():
+    """The browser's VERIFY and log check write these into the page; only
+    their %(placeholders)s are filled with data."""
+
+    def sentences(labels: object) -> list[str]:
+        if isinstance(labels, dict):
+            return [s for value in labels.values() for s in sentences(value)]
+        return [re.sub(r"%\(\w+\)s", "", str(labels))]
+
+    with translation.override("ja"):
+        found = [s for s in sentences(verifier_labels()) if re.search("[A-Za-z]", s)]
+    assert found == []
 
 
 def test_the_scan_finds_a_latin_word_in_prose_and_passes_code():

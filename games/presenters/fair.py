@@ -215,6 +215,14 @@ def log_labels() -> dict[str, Any]:
         "log_checkpoint": _(
             "The log's newest checkpoint holds %(size)s commitments, signed with the log's key."
         ),
+        "log_witnessed": _(
+            "%(count)s of the %(total)s witnesses have cosigned this checkpoint: they saw it "
+            "extend the last one they checked. %(names)s"
+        ),
+        "log_unwitnessed": _(
+            "No witness has cosigned this checkpoint yet: witnesses cosign a few seconds "
+            "after the log signs."
+        ),
         "log_leaf": _("Leaf %(index)s of the log holds this round's commitment and nonce."),
         "log_leaf_other": _(
             "Leaf %(index)s of the log holds another commitment (%(commitment)s, nonce "
@@ -249,6 +257,7 @@ def log_labels() -> dict[str, Any]:
             "note": _("the checkpoint is malformed"),
             "unsigned": _("the checkpoint has no signature of the log's key"),
             "signature": _("the log's signature does not verify"),
+            "cosignature": _("a witness's cosignature does not verify"),
             "origin": _("the checkpoint is of another log"),
             "size": _("the proof is for another tree size"),
             "index": _("the leaf is not in the tree"),

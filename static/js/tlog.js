@@ -139,24 +139,28 @@ function toHex(bytes) {
   return Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
 }
 
-// A verifier key (C2SP signed-note): "<name>+<8 hex key id>+<base64(0x01 || key)>",
-// its id the first 4 bytes of SHA-256(name || "\n" || 0x01 || key).
-export async function parseKey(text) {
+// A verifier key (C2SP signed-note): "<name>+<8 hex key id>+<base64(type || key)>",
+// its id the first 4 bytes of SHA-256(name || "\n" || type || key); the type
+// is 0x01 for the log's Ed25519 key, 0x04 for a witness's (C2SP tlog-cosignature).
+export async function parseKey(text, type) {
   const parts = /^([^+\s]+)\+([0-9a-f]{8})\+(\S+)$/.exec(String(text).trim());
   if (!parts) throw new LogError("key", "the log's verifier key is not name+id+key");
   parts.shift(); // name, id, key
   const raw = fromBase64(parts[2], "the verifier key");
-  if (raw.length !== 33 || raw[0] !== 1) throw new LogError("key", "the verifier key is not an Ed25519 key");
+  if (raw.length !== 33 || raw[0] !== (type || 1)) throw new LogError("key", "the verifier key is not an Ed25519 key");
   const id = (await sha256(join(encoder.encode(parts[0] + "\n"), raw))).slice(0, 4);
   if (toHex(id) !== parts[1]) throw new LogError("key", "the verifier key's id is not its hash");
   const key = await subtle().importKey("raw", raw.slice(1), { name: "Ed25519" }, false, ["verify"]);
   return { name: parts[0], id: id, key: key, text: String(text).trim() };
 }
 
-// The checkpoint of a signed note the log's key signed: {origin, size, root}.
-// Signatures of other keys (witnesses, a rotated key) are ignored; a
-// signature that names the log's key and id but fails refuses the note.
-export async function openCheckpoint(note, key) {
+// The checkpoint of a signed note the log's key signed: {origin, size, root,
+// witnessed}, ``witnessed`` the names of ``witnesses`` whose cosignature (a
+// big-endian 8-byte time, then an Ed25519 signature of
+// "cosignature/v1\ntime <t>\n" and the note's text) verifies. Signatures of
+// unknown keys (a rotated key) are ignored; one that names a known key and
+// its id but fails refuses the note.
+export async function openCheckpoint(note, key, witnesses) {
   const text = String(note);
   if (!text.endsWith("\n") || /[\x00-\x09\x0b-\x1f]/.test(text)) {
     throw new LogError("note", "the checkpoint is not a signed note");
@@ -167,10 +171,22 @@ export async function openCheckpoint(note, key) {
   const lines = text.slice(cut + 2).split("\n").slice(0, -1);
   if (!lines.length) throw new LogError("unsigned", "the checkpoint is not signed");
   let signed = false;
+  const witnessed = [];
   for (const line of lines) {
     const found = /^\u2014 (\S+) (\S+)$/.exec(line);
     if (!found) throw new LogError("note", "a signature line is not '— name base64'");
     const raw = fromBase64(found[2], "a signature");
+    const witness = (witnesses || []).find(function (w) {
+      return found[1] === w.name && raw.length >= 4 && same(raw.slice(0, 4), w.id);
+    });
+    if (witness) {
+      const time = raw.length === 76 ? new DataView(raw.buffer, raw.byteOffset + 4, 8).getBigUint64(0) : null;
+      const message = encoder.encode("cosignature/v1\ntime " + time + "\n" + body);
+      const good = time !== null && await subtle().verify({ name: "Ed25519" }, witness.key, raw.slice(12), message);
+      if (!good) throw new LogError("cosignature", "a witness's cosignature does not verify");
+      witnessed.push(witness.name);
+      continue;
+    }
     if (found[1] !== key.name || raw.length < 4 || !same(raw.slice(0, 4), key.id)) continue;
     const good = raw.length === 68 &&
       await subtle().verify({ name: "Ed25519" }, key.key, raw.slice(4), encoder.encode(body));
@@ -184,7 +200,9 @@ export async function openCheckpoint(note, key) {
   }
   if (head[0] !== key.name) throw new LogError("origin", "the checkpoint is of another log: " + head[0]);
   if (!/^(0|[1-9][0-9]*)$/.test(head[1])) throw new LogError("note", "the checkpoint's size is not a number");
-  return { origin: head[0], size: head[1], root: hash32(head[2], "the checkpoint's root"), note: text };
+  return {
+    origin: head[0], size: head[1], root: hash32(head[2], "the checkpoint's root"), note: text, witnessed: witnessed,
+  };
 }
 
 const LEAF = /^casino-commitment\/1\ncommitment ([0-9a-f]{64})\nnonce (0|[1-9][0-9]*)\ngame (baccarat|war|-)\ntable (\S+)\nplayer ([0-9a-f]{32})\n$/;

@@ -553,9 +553,16 @@ async function verifyLog(round, get, storage) {
   let key;
   let checkpoint;
   try {
-    const keyText = (await get("/log/key")).split("\n")[0].trim();
-    key = await tlog.parseKey(keyText);
-    checkpoint = await tlog.openCheckpoint(await get("/log/checkpoint"), key);
+    const lines = (await get("/log/key")).split("\n").map(function (l) { return l.trim(); }).filter(Boolean);
+    key = await tlog.parseKey(lines[0] || "");
+    const witnesses = await Promise.all(lines.slice(1).map(function (l) { return tlog.parseKey(l, 4); }));
+    checkpoint = await tlog.openCheckpoint(await get("/log/checkpoint"), key, witnesses);
+    // A witness cosigns a little after the log signs: none yet is not a failure.
+    if (witnesses.length) {
+      say(checkpoint.witnessed.length ? "log_witnessed" : "log_unwitnessed", checkpoint.witnessed.length ? true : null, {
+        count: checkpoint.witnessed.length, total: witnesses.length, names: checkpoint.witnessed.join(", "),
+      });
+    }
   } catch (err) {
     say("log_unreadable", false, { why: reason(err) });
     return out;

@@ -172,3 +172,26 @@ test("the fair page's check reads only the newest checkpoint against the kept on
   const forked = await verifyLog(null, site(fork), storage({ key: fork.key, note: fork.old_note }));
   assert.deepEqual(whats(forked), ["log_checkpoint", "log_fork"]);
 });
+
+// The witness of log_cases.py (fixed seed), as /log/key's second line names it.
+const WITNESS_KEY = "witness.casino.local/w1+fc1462ed+BCVDuS/xCVURR2rcg2nbbdyTNmWhGXjdoUBO4QZsqVWd";
+
+test("a witness's cosignature is checked under the witness key the log lists", async () => {
+  const c = named("a witness cosignature beside the log's signature");
+  const withWitness = (note) => async (path) => (path === "/log/key" ? `${c.key}\n${WITNESS_KEY}\n` : site({ ...c, note })(path));
+  const result = await verifyLog(roundOf(c), withWitness(c.note), storage());
+  assert.equal(result.findings[0].what, "log_witnessed");
+  assert.deepEqual(result.findings[0].values, { count: 1, total: 1, names: "witness.casino.local/w1" });
+  // A checkpoint the witness has not cosigned yet is said, not failed.
+  const unsigned = await verifyLog(roundOf(GOOD), withWitness(GOOD.note), storage());
+  assert.equal(unsigned.findings[0].what, "log_unwitnessed");
+  assert.equal(unsigned.ok, true);
+  // A cosignature changed after signing refuses the checkpoint.
+  const lines = c.note.trimEnd().split("\n");
+  const [dash, name, sig] = lines.at(-1).split(" ");
+  const raw = tlog.fromBase64(sig, "sig");
+  raw[raw.length - 1] ^= 1;
+  const bent = [...lines.slice(0, -1), `${dash} ${name} ${tlog.toBase64(raw)}`].join("\n") + "\n";
+  const refused = await verifyLog(roundOf(c), withWitness(bent), storage());
+  assert.deepEqual(refused.findings.map((f) => [f.what, f.values.why]), [["log_unreadable", "cosignature"]]);
+});

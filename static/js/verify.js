@@ -745,16 +745,24 @@ function bindRound(form) {
 
 // --- the fairness page -----------------------------------------------------------------
 
-function bindVector(button) {
-  const source = document.getElementById(button.getAttribute("data-vector"));
+// A button of the fairness page that checks the JSON its data attribute
+// names and writes into the element it controls (no WebCrypto: says so).
+function bindCheckButton(button, attribute, run) {
+  const source = document.getElementById(button.getAttribute(attribute));
   const out = document.getElementById(button.getAttribute("aria-controls"));
   if (!source || !out) return;
-  const vector = JSON.parse(source.textContent);
+  const data = JSON.parse(source.textContent);
   button.addEventListener("click", async function () {
     if (!subtle()) {
       out.textContent = button.getAttribute("data-no-crypto");
       return;
     }
+    await run(data, out);
+  });
+}
+
+function bindVector(button) {
+  bindCheckButton(button, "data-vector", async function (vector, out) {
     const result = await check({
       server_seed: vector.server_seed,
       server_seed_hash: vector.server_seed_hash,
@@ -798,15 +806,7 @@ function bindFairForm(form) {
 
 // The fair page's "check the log now": the newest checkpoint against the kept one.
 function bindLogCheck(button) {
-  const source = document.getElementById(button.getAttribute("data-log-check"));
-  const out = document.getElementById(button.getAttribute("aria-controls"));
-  if (!source || !out) return;
-  const labels = JSON.parse(source.textContent);
-  button.addEventListener("click", async function () {
-    if (!subtle()) {
-      out.textContent = button.getAttribute("data-no-crypto");
-      return;
-    }
+  bindCheckButton(button, "data-log-check", async function (labels, out) {
     out.replaceChildren(logLines(await verifyLog(null, getText, browserStorage()), labels));
   });
 }

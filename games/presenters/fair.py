@@ -44,13 +44,19 @@ def snippet_text(
     player_pair: bool | None = None,
     banker_pair: bool | None = None,
     void: bool = False,
+    log_url: str | None = None,
+    log_key: str | None = None,
+    log_index: int | None = None,
 ) -> str:
     """A Python 3 program (standard library only) that replays the round from
     its seeds and compares everything with what is given: the commitment,
     every card, the result and facts of the deal and every bet's return. It
     prints what differs and exits 1, or prints VERIFIED and exits 0. Without
     ``game`` (a test vector of the fairness page) it compares ``cards`` with
-    the shoe's first cards.
+    the shoe's first cards. With ``log_url`` it then checks the public log
+    at that address: leaf ``log_index`` holds this commitment and nonce, its
+    inclusion proof against a checkpoint signed with ``log_key`` (read from
+    the log when None), and consistency with the checkpoint it kept last.
 
     The text is plain text, not HTML: every value a player typed (the client
     seed) is a Python literal in it, and a page must escape it like any text.
@@ -80,6 +86,9 @@ def snippet_text(
                 "banker_pair": banker_pair,
             },
             "void": bool(void),
+            "log_url": log_url,
+            "log_key": log_key,
+            "log_index": log_index,
         },
     )
     # render_to_string marks its result safe HTML, which a program is not:
@@ -116,8 +125,10 @@ def replay_facts(rnd: Round) -> dict[str, Any]:
     }
 
 
-def round_snippet(rnd: Round) -> str:
-    return snippet_text(**replay_facts(rnd))
+def round_snippet(
+    rnd: Round, *, log_url: str | None, log_key: str | None, log_index: int | None
+) -> str:
+    return snippet_text(**replay_facts(rnd), log_url=log_url, log_key=log_key, log_index=log_index)
 
 
 def verifier_labels() -> dict[str, Any]:
@@ -185,8 +196,81 @@ def verifier_labels() -> dict[str, Any]:
             "player_pair": _("PLAYER PAIR"),
             "banker_pair": _("BANKER PAIR"),
         },
+        "log": log_labels(),
         "owners": {owner: str(label) for owner, label in OWNER_LABELS.items()},
         "areas": {area: str(label) for area, label in AREA_LABELS.items()},
+    }
+
+
+def log_labels() -> dict[str, Any]:
+    """What static/js/verify.js says of the public log (``verifyLog``): one
+    sentence per finding, and each reason a proof was refused in words."""
+    return {
+        "heading": _("The public log"),
+        "log_unreadable": _("The public log could not be read (%(why)s): try again later."),
+        "log_pending": _(
+            "This round's commitment is not yet in a signed checkpoint of the log (%(size)s "
+            "commitments so far): check again in a few seconds."
+        ),
+        "log_checkpoint": _(
+            "The log's newest checkpoint holds %(size)s commitments, signed with the log's key."
+        ),
+        "log_witnessed": _(
+            "%(count)s of the %(total)s witnesses have cosigned this checkpoint: they saw it "
+            "extend the last one they checked. %(names)s"
+        ),
+        "log_unwitnessed": _(
+            "No witness has cosigned this checkpoint yet: witnesses cosign a few seconds "
+            "after the log signs."
+        ),
+        "log_leaf": _("Leaf %(index)s of the log holds this round's commitment and nonce."),
+        "log_leaf_other": _(
+            "Leaf %(index)s of the log holds another commitment (%(commitment)s, nonce "
+            "%(nonce)s) than this round's: the site's pages and its log disagree."
+        ),
+        "log_included": _(
+            "The leaf is in the log's tree of %(size)s commitments, signed with the log's key."
+        ),
+        "log_refused": _("The log's proof was refused: %(why)s."),
+        "log_first": _(
+            "This browser had kept no checkpoint of the log; it keeps this one (%(size)s "
+            "commitments), and every later one must extend it."
+        ),
+        "log_consistent": _(
+            "The log's tree of %(size)s commitments extends the one this browser kept "
+            "(%(old)s): nothing in it was rewritten."
+        ),
+        "log_fork": _(
+            "Warning: the log shown now (%(size)s commitments) does not extend the one this "
+            "browser verified before (%(old)s). The site has shown two different histories. "
+            "Keep this page and report it."
+        ),
+        "log_key_changed": _(
+            "Warning: the log's key is not the one this browser kept its checkpoint under. "
+            "Unless the site announced a new key on its fair page, it is showing another log."
+        ),
+        "reasons": {
+            "network": _("no answer"),
+            "base64": _("a value is not base64"),
+            "hash_size": _("a hash is not 32 bytes"),
+            "key": _("the log's key is malformed"),
+            "note": _("the checkpoint is malformed"),
+            "unsigned": _("the checkpoint has no signature of the log's key"),
+            "signature": _("the log's signature does not verify"),
+            "cosignature": _("a witness's cosignature does not verify"),
+            "origin": _("the checkpoint is of another log"),
+            "size": _("the proof is for another tree size"),
+            "index": _("the leaf is not in the tree"),
+            "leaf": _("the leaf is not in the log's format"),
+            "inclusion": _("the inclusion proof does not lead to the signed root"),
+            "inclusion_short": _("the inclusion proof is too short"),
+            "inclusion_long": _("the inclusion proof is too long"),
+            "consistency": _("the consistency proof does not lead to the newer root"),
+            "consistency_short": _("the consistency proof is too short"),
+            "consistency_long": _("the consistency proof is too long"),
+            "fork": _("the older tree is not the start of the newer one"),
+            "smaller": _("the newer tree is smaller than the kept one"),
+        },
     }
 
 
@@ -238,4 +322,9 @@ def fair_context() -> dict[str, Any]:
                 "snippet": snippet,
             }
         )
-    return {"vectors": vectors, "steps": FIRST_STEPS, "utf8": UTF8_MESSAGE}
+    return {
+        "vectors": vectors,
+        "steps": FIRST_STEPS,
+        "utf8": UTF8_MESSAGE,
+        "log_labels": {"log": log_labels()},
+    }

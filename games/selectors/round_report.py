@@ -243,7 +243,7 @@ def round_report(rnd: Round) -> RoundReport:
         cards=dealt,
         bets=bets,
         pays=[
-            (str(AREA_LABELS.get(area, area)), f"x{multiplier}")
+            (str(AREA_LABELS.get(area, area)), f"×{multiplier}")
             for area, multiplier in (rnd.version.pays or {}).items()
         ],
         result=result_label(rnd),

@@ -23,11 +23,19 @@ def round_verify_data(report: RoundReport) -> SafeString:
     return json_script(presenter.round_verify_data(report), "verify-data")
 
 
-@register.simple_tag
-def round_snippet(rnd: Round) -> str:
+@register.simple_tag(takes_context=True)
+def round_snippet(context: template.Context, rnd: Round) -> str:
     """The snippet's text, plain (not marked safe): the page escapes it like
-    any other text, so a client seed such as ``</pre><script>`` stays text."""
-    return presenter.round_snippet(rnd)
+    any other text, so a client seed such as ``</pre><script>`` stays text.
+    It reads the log at this site's /log/, under the page's ``log_key`` and
+    at its ``log_index`` when the page has them."""
+    request = context.get("request")
+    return presenter.round_snippet(
+        rnd,
+        log_url=request.build_absolute_uri("/log") if request else None,
+        log_key=context.get("log_key"),
+        log_index=context.get("log_index"),
+    )
 
 
 @register.filter

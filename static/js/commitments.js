@@ -8,7 +8,8 @@
 //   <script type="module" src=".../commitments.js" data-watch="#bac-fairness [data-testid=seed-hash]">
 // It is read when the page opens and again after every swap (htmx over the
 // socket replaces it after each round). The round page's verify.js imports
-// ``seenHere``; tests/js/ import the pure functions under Node.
+// ``seenHere`` and the kept checkpoint; tests/js/ import the pure functions
+// under Node.
 export const KEY = "casino.commitments";
 export const LIMIT = 2000; // the newest ones: about 160 kB, months of play
 const HASH = /^[0-9a-f]{64}$/;
@@ -55,11 +56,38 @@ export function seenAt(storage, hash) {
 
 // When this browser was first shown ``hash`` (the round page's VERIFY), or null.
 export function seenHere(hash) {
-  const s = storage();
+  const s = browserStorage();
   return s ? seenAt(s, hash) : null;
 }
 
-function storage() {
+// --- the log's checkpoint --------------------------------------------------------
+// The newest checkpoint of the commitment log this browser verified, with the
+// verifier key it verified it under. Every newer checkpoint a VERIFY is shown
+// must extend it (a consistency proof, verify.js): a site that showed this
+// browser one history and later another is caught here, whatever its pages say.
+export const CHECKPOINT_KEY = "casino.log-checkpoint";
+
+export function keptCheckpoint(storage) {
+  try {
+    const kept = JSON.parse(storage.getItem(CHECKPOINT_KEY) || "null");
+    if (kept && typeof kept.key === "string" && typeof kept.note === "string") return kept;
+  } catch (err) {
+    // unreadable: as if none was kept
+  }
+  return null;
+}
+
+// Keep ``note`` (verified under ``key``) as the one the next must extend.
+export function keepCheckpoint(storage, key, note) {
+  try {
+    storage.setItem(CHECKPOINT_KEY, JSON.stringify({ key: key, note: note }));
+    return true;
+  } catch (err) {
+    return false;
+  }
+}
+
+export function browserStorage() {
   try {
     return window.localStorage; // a browser set to refuse storage throws here
   } catch (err) {
@@ -76,7 +104,7 @@ function look() {
   const hash = shown ? shown.textContent.trim() : "";
   if (!hash || hash === last) return;
   last = hash;
-  const s = storage();
+  const s = browserStorage();
   if (s) remember(s, hash, Date.now());
 }
 if (selector) {

@@ -9,7 +9,10 @@
 //   the revealed seeds (the shoe, every card in order, the hands by the rules,
 //   the result and every bet's return at the round's paytable) and names each
 //   thing the stored round does differently; it also says whether this browser
-//   saw the seed's commitment at a table before the round (commitments.js);
+//   saw the seed's commitment at a table before the round (commitments.js),
+//   and checks the public log (tlog.js, verifyLog): the round's leaf holds its
+//   commitment, the leaf is in a signed checkpoint, and that checkpoint
+//   extends the last one this browser verified;
 // - [data-vector] (the fairness page): re-derives a test vector's shoe;
 // - [data-fair-form] (the fairness page): any seeds typed in.
 // Without WebCrypto (a page served over plain http to another machine) the
@@ -17,7 +20,8 @@
 //
 // tests/js/ import the same pure functions under Node, where nothing touches
 // a document.
-import { seenHere } from "./commitments.js";
+import { browserStorage, keepCheckpoint, keptCheckpoint, seenHere } from "./commitments.js";
+import * as tlog from "./tlog.js";
 
 const RANKS = "A23456789TJQK";
 const SUITS = "SHDC";
@@ -530,7 +534,99 @@ function describe(difference, labels) {
   });
 }
 
-export { check, deriveShoe, describe, formatChips, parseMultiplier, sha256Hex, verifyRound };
+// --- the public commitment log ----------------------------------------------------------
+
+// Check the round's leaf in the log, as a list of findings {what, ok, values}
+// (ok: true, false, or null for "not yet"), and whether the log forked.
+// ``round`` is {index, commitment, nonce}, or null to check only the newest
+// checkpoint against the kept one (the fair page); ``get(path)`` answers a path of
+// the log's endpoints (/log/...) as text; ``storage`` keeps the checkpoint.
+async function verifyLog(round, get, storage) {
+  const found = [];
+  const out = { findings: found, fork: false, ok: false };
+  function say(what, ok, values) { found.push({ what: what, ok: ok, values: values || {} }); }
+  async function json(path) {
+    const text = await get(path);
+    const proof = JSON.parse(text);
+    return proof.proof || proof.leaf;
+  }
+  let key;
+  let checkpoint;
+  try {
+    const lines = (await get("/log/key")).split("\n").map(function (l) { return l.trim(); }).filter(Boolean);
+    key = await tlog.parseKey(lines[0] || "");
+    const witnesses = await Promise.all(lines.slice(1).map(function (l) { return tlog.parseKey(l, 4); }));
+    checkpoint = await tlog.openCheckpoint(await get("/log/checkpoint"), key, witnesses);
+    // A witness cosigns a little after the log signs: none yet is not a failure.
+    if (witnesses.length) {
+      say(checkpoint.witnessed.length ? "log_witnessed" : "log_unwitnessed", checkpoint.witnessed.length ? true : null, {
+        count: checkpoint.witnessed.length, total: witnesses.length, names: checkpoint.witnessed.join(", "),
+      });
+    }
+  } catch (err) {
+    say("log_unreadable", false, { why: reason(err) });
+    return out;
+  }
+  const kept = storage ? keptCheckpoint(storage) : null;
+  if (round === null) {
+    say("log_checkpoint", true, { size: checkpoint.size });
+  } else if (round.index === null || round.index === undefined || round.index === "" ||
+      BigInt(round.index) >= BigInt(checkpoint.size)) {
+    say("log_pending", null, { size: checkpoint.size });
+  } else {
+    try {
+      const bytes = tlog.fromBase64(await json("/log/leaf?index=" + round.index), "the leaf");
+      const leaf = tlog.parseLeaf(bytes);
+      if (leaf.commitment !== round.commitment || leaf.nonce !== String(round.nonce)) {
+        say("log_leaf_other", false, { index: round.index, commitment: leaf.commitment, nonce: leaf.nonce });
+        return out;
+      }
+      say("log_leaf", true, { index: round.index });
+      const path = (await json("/log/proof/inclusion?index=" + round.index + "&size=" + checkpoint.size))
+        .map(function (h) { return tlog.fromBase64(h, "an inclusion proof hash"); });
+      await tlog.verifyInclusion(await tlog.leafHash(bytes), round.index, checkpoint.size, path, checkpoint.root);
+      say("log_included", true, { size: checkpoint.size });
+    } catch (err) {
+      say("log_refused", false, { why: reason(err) });
+      return out;
+    }
+  }
+  if (!kept) {
+    say("log_first", true, { size: checkpoint.size });
+  } else {
+    let old;
+    try {
+      old = await tlog.openCheckpoint(kept.note, key);
+    } catch (err) {
+      // The kept checkpoint does not open under today's key: a key rotation
+      // (docs/security.md) or another log shown as this one.
+      out.fork = true;
+      say("log_key_changed", false, { kept: kept.key, now: key.text });
+      return out;
+    }
+    try {
+      // A smaller tree than the kept one needs no proof to be refused.
+      const smaller = BigInt(old.size) > BigInt(checkpoint.size);
+      const proof = smaller ? [] : (await json("/log/proof/consistency?from=" + old.size + "&to=" + checkpoint.size))
+        .map(function (h) { return tlog.fromBase64(h, "a consistency proof hash"); });
+      await tlog.verifyConsistency(old.size, checkpoint.size, old.root, checkpoint.root, proof);
+      say("log_consistent", true, { old: old.size, size: checkpoint.size });
+    } catch (err) {
+      out.fork = err instanceof tlog.LogError;
+      say(out.fork ? "log_fork" : "log_refused", false, { old: old.size, size: checkpoint.size, why: reason(err) });
+      return out;
+    }
+  }
+  if (storage) keepCheckpoint(storage, key.text, checkpoint.note);
+  out.ok = found.every(function (f) { return f.ok !== false; });
+  return out;
+}
+
+function reason(err) {
+  return err instanceof tlog.LogError ? err.what : "network";
+}
+
+export { check, deriveShoe, describe, formatChips, parseMultiplier, sha256Hex, verifyLog, verifyRound };
 
 // --- the page ---------------------------------------------------------------------------
 
@@ -573,6 +669,32 @@ function commitmentLine(hash, createdAt, labels) {
     (after ? "⚠ " : "✔ ") + fill(after ? labels.seen_after : labels.seen_before, { time: time }));
 }
 
+// The log's findings as lines of the page's words; a fork first and loud.
+function logLines(result, labels) {
+  const words = labels.log || {};
+  const reasons = words.reasons || {};
+  const box = el("div", { class: "log-check", "data-testid": "js-log", "data-fork": String(result.fork) });
+  box.appendChild(el("h3", {}, words.heading || "The public log"));
+  result.findings.forEach(function (f) {
+    const values = Object.assign({}, f.values, { why: reasons[f.values.why] || f.values.why });
+    const mark = f.ok === true ? "✔ " : f.ok === false ? "✘ " : "… ";
+    const line = el("p", {
+      class: f.ok === false ? "warning" : "",
+      "data-testid": "js-log-finding",
+      "data-what": f.what,
+    }, mark + fill(words[f.what] || f.what, values));
+    if (f.what === "log_fork" || f.what === "log_key_changed") line.setAttribute("role", "alert");
+    box.appendChild(line);
+  });
+  return box;
+}
+
+async function getText(path) {
+  const response = await fetch(path, { headers: { accept: "text/plain, application/json" } });
+  if (!response.ok) throw new Error(path + " " + response.status);
+  return response.text();
+}
+
 function bindRound(form) {
   const source = document.getElementById(form.getAttribute("data-verify-form"));
   if (!source || !subtle()) return; // the server checks instead
@@ -607,21 +729,40 @@ function bindRound(form) {
     box.replaceChildren.apply(box, nodes);
     box.className = "verification " + (result.matches ? "ok" : "bad");
     box.setAttribute("data-checked-by", "browser");
+    const index = form.getAttribute("data-log-index");
+    const log = await verifyLog(
+      { index: index === "" ? null : index, commitment: data.server_seed_hash, nonce: data.nonce },
+      getText, browserStorage()
+    );
+    box.appendChild(logLines(log, labels));
+    // The replay's verdict stands; a log that forked or lied about this round
+    // turns the whole check red (one that could not be read only says so).
+    if (log.findings.some(function (f) { return f.ok === false && f.what !== "log_unreadable"; })) {
+      box.className = "verification bad";
+    }
   });
 }
 
 // --- the fairness page -----------------------------------------------------------------
 
-function bindVector(button) {
-  const source = document.getElementById(button.getAttribute("data-vector"));
+// A button of the fairness page that checks the JSON its data attribute
+// names and writes into the element it controls (no WebCrypto: says so).
+function bindCheckButton(button, attribute, run) {
+  const source = document.getElementById(button.getAttribute(attribute));
   const out = document.getElementById(button.getAttribute("aria-controls"));
   if (!source || !out) return;
-  const vector = JSON.parse(source.textContent);
+  const data = JSON.parse(source.textContent);
   button.addEventListener("click", async function () {
     if (!subtle()) {
       out.textContent = button.getAttribute("data-no-crypto");
       return;
     }
+    await run(data, out);
+  });
+}
+
+function bindVector(button) {
+  bindCheckButton(button, "data-vector", async function (vector, out) {
     const result = await check({
       server_seed: vector.server_seed,
       server_seed_hash: vector.server_seed_hash,
@@ -663,8 +804,16 @@ function bindFairForm(form) {
   });
 }
 
+// The fair page's "check the log now": the newest checkpoint against the kept one.
+function bindLogCheck(button) {
+  bindCheckButton(button, "data-log-check", async function (labels, out) {
+    out.replaceChildren(logLines(await verifyLog(null, getText, browserStorage()), labels));
+  });
+}
+
 function init() {
   document.querySelectorAll("[data-verify-form]").forEach(bindRound);
+  document.querySelectorAll("[data-log-check]").forEach(bindLogCheck);
   document.querySelectorAll("[data-vector]").forEach(bindVector);
   document.querySelectorAll("[data-fair-form]").forEach(bindFairForm);
 }

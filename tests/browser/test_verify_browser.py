@@ -1,7 +1,7 @@
 """The JavaScript verifier (static/js/verify.js, WebCrypto) in Chromium: it
 derives the three test vectors of the fairness page exactly, derives typed-in
 seeds (a Japanese client seed included), and on a round's page VERIFY
-replays the whole round in the page, with no request to the server: it marks
+replays the whole round in the page, posting nothing to the server: it marks
 each dealt card as matching, or not once a stored card was tampered with, and
 names a tampered return or a missing commitment. It says whether this browser
 was shown the round's commitment at a table before the round (commitments.js),

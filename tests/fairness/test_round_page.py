@@ -186,3 +186,24 @@ def test_an_open_round_gives_nothing_to_verify_before_the_decision(client, make_
     assert 'data-testid="server-seed-hidden"' in page
     assert seed not in page and 'id="verify-data"' not in page
     assert 'data-testid="verify-snippet"' not in page
+
+
+@pytest.mark.django_db
+def test_the_page_names_the_rounds_leaf_in_the_public_log_and_the_snippet_reads_it_there(
+    client, make_player
+):
+    """Until the log has integrated the round's leaf, the page says so in
+    words and the program waits for it instead of failing; the program
+    reads the log at this site's /log."""
+    player = make_player()
+    table = Table.objects.get(slug="baccarat-classic")
+    rnd = baccarat_service.place_bet(user=player, table=table, bets={"banker": 1_000}, slip_key="l")
+    client.force_login(player)
+    page = client.get(reverse("history_round", args=[rnd.pk]), **EN).content.decode()
+    assert re.search(r'data-testid="log-index">pending: not yet in a signed checkpoint<', page)
+    text = snippet_on(page)
+    assert "LOG_URL = 'http://testserver/log'" in text
+    done = run_snippet(text)
+    assert done.returncode == 0, done.stdout
+    assert "log: this round is not yet in a signed checkpoint" in done.stdout
+    assert done.stdout.strip().endswith("VERIFIED")

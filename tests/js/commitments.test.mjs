@@ -55,3 +55,16 @@ test("a corrupt or refused storage neither breaks the table nor invents a sighti
   const full = { getItem: () => null, setItem: () => { throw new Error("QuotaExceededError"); } };
   assert.equal(memory.remember(full, hash(4), 4), false);
 });
+
+test("the log's checkpoint this browser verified is kept with its key, and junk reads as none", () => {
+  const s = storage();
+  assert.equal(memory.keptCheckpoint(s), null);
+  assert.equal(memory.keepCheckpoint(s, "casino.local/log+01020304+AQ==", "note\n"), true);
+  assert.deepEqual(memory.keptCheckpoint(s), { key: "casino.local/log+01020304+AQ==", note: "note\n" });
+  s.setItem(memory.CHECKPOINT_KEY, "{not json");
+  assert.equal(memory.keptCheckpoint(s), null);
+  s.setItem(memory.CHECKPOINT_KEY, JSON.stringify({ key: 1, note: null }));
+  assert.equal(memory.keptCheckpoint(s), null);
+  const full = { getItem: () => null, setItem: () => { throw new Error("QuotaExceededError"); } };
+  assert.equal(memory.keepCheckpoint(full, "k", "n"), false);
+});

@@ -239,7 +239,7 @@ def test_it_shows_a_round_with_cards_bets_paytable_and_seeds(client, alice):
     assert 'data-testid="balance-before">5,000<' in body
     assert 'data-testid="balance-after">5,018<' in body  # 5,000 - 21 + 39 + 0 (the tie lost)
     assert "Baccarat Classic, paytable version 1, 8 decks" in body
-    assert "x1.95" in body and "x9" in body
+    assert "×1.95" in body and "×9" in body
     assert rnd.server_seed_hash in body
     assert rnd.server_seed in body
     assert f"--nonce {rnd.nonce} --game baccarat --decks 8" in body

@@ -45,6 +45,14 @@ def key_lines() -> str:
     return "".join(f"{key.text()}\n" for key in [log_key(), *witness_keys()])
 
 
+def published_keys() -> dict[str, object]:
+    """The keys the fair page lists: the log's verifier key and each witness's."""
+    return {
+        "log_key": log_key().text(),
+        "log_witness_keys": [key.text() for key in witness_keys()],
+    }
+
+
 def _in_tree(index: int, size: int) -> None:
     if not 0 <= index < size:
         raise tlog.LogError(f"Entry {index} is not in the log's tree of {size} entries.")

@@ -153,3 +153,14 @@ def test_the_command_prints_a_registrable_key(tmp_path, capsys):
     call_command("witness", state=tmp_path / "w.json", key=True)
     key = tlog.parse_verifier_key(capsys.readouterr().out.strip())
     assert key.alg == tlog.ALG_COSIGNATURE_V1 and key.name == "witness.local/casino"
+
+
+def test_the_fair_page_lists_the_keys_the_log_serves(db, client, registered):
+    """A player compares the keys on the fair page with /log/key's: the
+    log's own and every registered witness's, word for word."""
+    served = client.get("/log/key").content.decode().splitlines()
+    page = client.get("/fair/").content.decode()
+    assert len(served) == 2
+    log, witness_key = served
+    assert f'<code data-testid="log-key">{log}</code>' in page
+    assert f"<code>{witness_key}</code>" in page

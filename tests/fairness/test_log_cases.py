@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from games import tlog
 from games.presenters.fair import snippet_text
 from tests.fairness import log_reference as ref
 from tests.fairness.log_cases import FORKED, LEAVES, LOG, WITNESS, b64, build, note, path, proof
@@ -80,6 +81,33 @@ def test_the_reference_accepts_each_genuine_case(case):
 def test_the_reference_refuses_each_tampered_case_and_says_why(case):
     with pytest.raises(ref.Refused, match=WHY[case["name"]]):
         ref.check_case(case)
+
+
+def core_check(case: dict[str, Any]) -> tlog.Checkpoint:
+    """The case as the site's own pure core (games/tlog.py) judges it."""
+    key = tlog.parse_verifier_key(case["key"])
+    checkpoint = tlog.open_checkpoint(case["note"], key)
+    if case["size"] != checkpoint.size:
+        raise tlog.LogError("The inclusion proof is for another tree size.")
+    leaf = tlog.b64decode(case["leaf_b64"], "the leaf")
+    inclusion = [tlog.b64decode(h, "a proof hash") for h in case["inclusion"]]
+    tlog.verify_inclusion(
+        tlog.leaf_hash(leaf), case["index"], checkpoint.size, inclusion, checkpoint.root
+    )
+    if case["old_note"] is not None:
+        old = tlog.open_checkpoint(case["old_note"], key)
+        steps = [tlog.b64decode(h, "a proof hash") for h in case["consistency"]]
+        tlog.verify_consistency(old.size, checkpoint.size, old.root, checkpoint.root, steps)
+    return checkpoint
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_the_sites_own_core_judges_each_case_as_the_reference_does(case):
+    if case["expect"] == "ok":
+        assert core_check(case).size == case["size"]
+    else:
+        with pytest.raises(tlog.LogError):
+            core_check(case)
 
 
 def test_the_tree_hash_is_rfc_6962s_on_its_published_test_leaves():

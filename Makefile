@@ -61,6 +61,7 @@ setup: $(VENV)/.runtime db/secret_key db/log_key db/log_witnesses messages
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py setup_casino
 	$(BIN)/python manage.py repair_rounds --refund
+	$(BIN)/python manage.py integrate_log
 	$(BIN)/python manage.py cleanup_demo
 	$(BIN)/python manage.py collectstatic --no-input -v 0
 

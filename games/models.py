@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -270,7 +271,8 @@ class Round(models.Model):
     player_pair = models.BooleanField(_("PLAYER PAIR"), default=False)
     banker_pair = models.BooleanField(_("BANKER PAIR"), default=False)
 
-    created_at = models.DateTimeField(_("time"), auto_now_add=True, db_index=True)
+    # The round pipeline's clock (``place_round``'s ``now``): the day it is kept under.
+    created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
     settled_at = models.DateTimeField(_("settled"), null=True, blank=True)
     decision_deadline = models.DateTimeField(_("decision deadline"), null=True, blank=True)
     void_reason = models.CharField(_("void reason"), max_length=255, blank=True)
@@ -347,6 +349,9 @@ class Profile(models.Model):
     # The end of the longest time-out or self-exclusion taken (PlayBreak);
     # a copy so the bet check reads it with the locked profile.
     break_until = models.DateTimeField(_("on a break until"), null=True, blank=True)
+    # Returns less stakes of the rounds since ``session_started_at``, kept by
+    # each round's own transaction (games/services/rollups.py).
+    session_net = models.BigIntegerField(_("session net (units)"), default=0)
 
     class Meta:
         verbose_name = _("player profile")
@@ -354,6 +359,32 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return str(self.user)
+
+
+class PlayerDay(models.Model):
+    """A player's rounds of one day in their own time zone, void rounds left
+    out: kept by each round's own transaction (games/services/rollups.py), so
+    a loss limit's period, the session and the statement are read from at
+    most a month of these rows, not from the rounds. Demo play has none."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField(_("day"))
+    rounds = models.IntegerField(_("rounds"), default=0)
+    staked = models.BigIntegerField(_("staked (units)"), default=0)
+    returned = models.BigIntegerField(_("returned (units)"), default=0)
+    # The antes of War rounds waiting for a decision: the raise they may
+    # still stake counts as lost already.
+    open_raise = models.BigIntegerField(_("open War raises (units)"), default=0)
+
+    class Meta:
+        verbose_name = _("player day")
+        verbose_name_plural = _("player days")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "day"], name="player_day_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.day}"
 
 
 class AuditEntry(models.Model):

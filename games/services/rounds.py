@@ -33,7 +33,7 @@ from games.models import Profile, Round, Table, TableVersion, Wallet
 from games.sealing import seal
 from games.selectors.players import profile_for, wallet_for
 from games.selectors.tables import table_from_row, table_version
-from games.services import bets, metrics
+from games.services import bets, metrics, rollups
 from games.services.faults import maybe_fail
 from games.services.push import push
 from games.services.tables import snapshot_version
@@ -262,12 +262,16 @@ def next_seeds(profile: Profile) -> Seeds:
     return seeds
 
 
-def seeds_update(profile: Profile) -> tuple[str, list[Any]]:
-    """The UPDATE that stores the profile's next seed (sealed) and nonce."""
+def seeds_update(profile: Profile, rnd: Round | None = None) -> tuple[str, list[Any]]:
+    """The UPDATE that stores the profile's next seed (sealed) and nonce,
+    and moves the session's net by ``rnd``'s result (``services.rollups``)."""
     table = connection.ops.quote_name(Profile._meta.db_table)
+    term, values = rollups.session_term(rnd, rollups.share(rnd).net) if rnd else ("", [])
     return (
-        f"UPDATE {table} SET next_server_seed = %s, nonce = %s WHERE id = %s",  # noqa: S608 - names are ours
-        [seal(profile.next_server_seed), profile.nonce, profile.pk],
+        f"UPDATE {table} SET next_server_seed = %s, nonce = %s"  # noqa: S608 - names are ours
+        + (f", {term}" if term else "")
+        + " WHERE id = %s",
+        [seal(profile.next_server_seed), profile.nonce, *values, profile.pk],
     )
 
 
@@ -395,6 +399,7 @@ def _place(
         winner=dealt.winner,
         player_pair=dealt.player_pair,
         banker_pair=dealt.banker_pair,
+        created_at=now,
         settled_at=now if settled else None,
         decision_deadline=dealt.decision_deadline,
     )
@@ -406,7 +411,8 @@ def _place(
         balance=wallet.balance,
         postings=dealt.postings,
         round=rnd,
-        with_round=[seeds_update(profile)],
+        # The player's kept totals move with the round (services.rollups).
+        with_round=[seeds_update(profile, rnd), *rollups.new_round_statements(rnd, profile)],
     )
     structlog.contextvars.bind_contextvars(round_id=rnd.pk)
     maybe_fail(f"{dealer.game}.after_debit")

@@ -9,13 +9,14 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.backups import BackupError, restore
+from games.selectors.rollups import differences
 from games.services.wallet import ledger_mismatches
 
 
 class Command(BaseCommand):
     help = (
         "Replace the database with a backup (checked against its manifest first), then check "
-        "the ledger. Stop the site before (docs/operations.md)."
+        "the ledger and the kept totals. Stop the site before (docs/operations.md)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -39,7 +40,13 @@ class Command(BaseCommand):
         bad = ledger_mismatches()
         if bad:
             raise CommandError(f"restored, but {len(bad)} wallet(s) do not match their ledger")
+        wrong = differences()
+        if wrong:
+            raise CommandError(
+                f"restored, but {len(wrong)} kept total(s) do not match the rounds "
+                "(manage.py audit_rollups names them)"
+            )
         self.stdout.write(
             f"restored {path.name} (taken {manifest.taken_at}): {manifest.rounds} rounds, "
-            f"last round {manifest.last_round_id}; ledger ok; restored in {seconds:.3f} s"
+            f"last round {manifest.last_round_id}; ledger ok; kept totals ok; restored in {seconds:.3f} s"
         )

@@ -1,0 +1,112 @@
+"""Kept totals (games/services/rollups.py): a row per player and day in
+the player's zone, and the session's net on the profile, filled here from
+the rounds already played; from now on each round's transaction keeps them.
+"""
+
+import zoneinfo
+
+import django.db.models.deletion
+import django.utils.timezone
+from django.conf import settings
+from django.db import migrations, models
+
+
+def _zone(name):
+    try:
+        return zoneinfo.ZoneInfo(name or "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def fill(apps, schema_editor):
+    Profile = apps.get_model("games", "Profile")
+    Round = apps.get_model("games", "Round")
+    PlayerDay = apps.get_model("games", "PlayerDay")
+    profiles = {p.user_id: p for p in Profile.objects.all()}
+    days = {}
+    nets = {}
+    rounds = Round.objects.exclude(status="void").values_list(
+        "player_id", "created_at", "status", "total_bet", "total_return", "bets"
+    )
+    for player_id, created_at, status, bet, back, bets in rounds.iterator(chunk_size=2000):
+        profile = profiles.get(player_id)
+        if profile is None:
+            continue
+        started = profile.session_started_at
+        if started is not None and created_at >= started:
+            nets[player_id] = nets.get(player_id, 0) + back - bet
+        if profile.demo:
+            continue
+        day = created_at.astimezone(_zone(profile.time_zone)).date()
+        row = days.setdefault((player_id, day), [0, 0, 0, 0])
+        row[0] += 1
+        row[1] += bet
+        row[2] += back
+        if status == "open":
+            row[3] += int((bets or {}).get("ante", 0))
+    PlayerDay.objects.bulk_create(
+        [
+            PlayerDay(player_id=p, day=d, rounds=n, staked=s, returned=r, open_raise=o)
+            for (p, d), (n, s, r, o) in days.items()
+        ],
+        batch_size=500,
+    )
+    for player_id, net in nets.items():
+        Profile.objects.filter(user_id=player_id).update(session_net=net)
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("games", "0011_chips_up_to_the_maximum"),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
+
+    operations = [
+        migrations.AlterField(
+            model_name="round",
+            name="created_at",
+            field=models.DateTimeField(
+                db_index=True, default=django.utils.timezone.now, verbose_name="time"
+            ),
+        ),
+        migrations.AddField(
+            model_name="profile",
+            name="session_net",
+            field=models.BigIntegerField(default=0, verbose_name="session net (units)"),
+        ),
+        migrations.CreateModel(
+            name="PlayerDay",
+            fields=[
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("day", models.DateField(verbose_name="day")),
+                ("rounds", models.IntegerField(default=0, verbose_name="rounds")),
+                ("staked", models.BigIntegerField(default=0, verbose_name="staked (units)")),
+                ("returned", models.BigIntegerField(default=0, verbose_name="returned (units)")),
+                (
+                    "open_raise",
+                    models.BigIntegerField(default=0, verbose_name="open War raises (units)"),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+            ],
+            options={
+                "verbose_name": "player day",
+                "verbose_name_plural": "player days",
+                "constraints": [
+                    models.UniqueConstraint(fields=("player", "day"), name="player_day_unique")
+                ],
+            },
+        ),
+        migrations.RunPython(fill, migrations.RunPython.noop),
+    ]

@@ -362,14 +362,25 @@ class Profile(models.Model):
 
 
 class PlayerDay(models.Model):
-    """A player's rounds of one day in their own time zone, void rounds left
-    out: kept by each round's own transaction (games/services/rollups.py), so
-    a loss limit's period, the session and the statement are read from at
-    most a month of these rows, not from the rounds. Demo play has none."""
+    """A player's rounds of one day in their own time zone, one row per game
+    and result: kept by each round's own transaction
+    (games/services/rollups.py), so a loss limit's period, the session, the
+    statement and the history's totals are read from at most a month of
+    days of these rows, never from the rounds."""
+
+    class Result(models.TextChoices):
+        WIN = "win", _("Win")
+        LOSE = "lose", _("Lose")
+        PUSH = "push", _("Push")
+        OPEN = "open", _("Waiting for a decision")
+        VOID = "void", _("Void (refunded)")
 
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     day = models.DateField(_("day"))
+    game = models.CharField(_("game"), max_length=16, choices=Game.choices)
+    result = models.CharField(_("result"), max_length=8, choices=Result.choices)
     rounds = models.IntegerField(_("rounds"), default=0)
+    # Void rounds' rows hold no money: every bet in them was refunded.
     staked = models.BigIntegerField(_("staked (units)"), default=0)
     returned = models.BigIntegerField(_("returned (units)"), default=0)
     # The antes of War rounds waiting for a decision: the raise they may
@@ -380,11 +391,13 @@ class PlayerDay(models.Model):
         verbose_name = _("player day")
         verbose_name_plural = _("player days")
         constraints = [
-            models.UniqueConstraint(fields=["player", "day"], name="player_day_unique"),
+            models.UniqueConstraint(
+                fields=["player", "day", "game", "result"], name="player_day_unique"
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.player_id} {self.day}"
+        return f"{self.player_id} {self.day} {self.game} {self.result}"
 
 
 class AuditEntry(models.Model):

@@ -1,6 +1,7 @@
-"""Kept totals (games/services/rollups.py): a row per player and day in
-the player's zone, and the session's net on the profile, filled here from
-the rounds already played; from now on each round's transaction keeps them.
+"""Kept totals (games/services/rollups.py): a row per player, day in the
+player's zone, game and result, and the session's net on the profile,
+filled here from the rounds already played; from now on each round's
+transaction keeps them.
 """
 
 import zoneinfo
@@ -25,29 +26,34 @@ def fill(apps, schema_editor):
     profiles = {p.user_id: p for p in Profile.objects.all()}
     days = {}
     nets = {}
-    rounds = Round.objects.exclude(status="void").values_list(
-        "player_id", "created_at", "status", "total_bet", "total_return", "bets"
+    rounds = Round.objects.values_list(
+        "player_id", "created_at", "game", "status", "outcome", "total_bet", "total_return", "bets"
     )
-    for player_id, created_at, status, bet, back, bets in rounds.iterator(chunk_size=2000):
+    for player_id, created_at, game, status, outcome, bet, back, bets in rounds.iterator(
+        chunk_size=2000
+    ):
         profile = profiles.get(player_id)
         if profile is None:
             continue
-        started = profile.session_started_at
-        if started is not None and created_at >= started:
-            nets[player_id] = nets.get(player_id, 0) + back - bet
-        if profile.demo:
-            continue
         day = created_at.astimezone(_zone(profile.time_zone)).date()
-        row = days.setdefault((player_id, day), [0, 0, 0, 0])
+        result = status if status in ("open", "void") else outcome
+        row = days.setdefault((player_id, day, game, result), [0, 0, 0, 0])
         row[0] += 1
+        if status == "void":
+            continue  # refunded: a round, not money
         row[1] += bet
         row[2] += back
         if status == "open":
             row[3] += int((bets or {}).get("ante", 0))
+        started = profile.session_started_at
+        if started is not None and created_at >= started:
+            nets[player_id] = nets.get(player_id, 0) + back - bet
     PlayerDay.objects.bulk_create(
         [
-            PlayerDay(player_id=p, day=d, rounds=n, staked=s, returned=r, open_raise=o)
-            for (p, d), (n, s, r, o) in days.items()
+            PlayerDay(
+                player_id=p, day=d, game=g, result=r, rounds=n, staked=s, returned=b, open_raise=o
+            )
+            for (p, d, g, r), (n, s, b, o) in days.items()
         ],
         batch_size=500,
     )
@@ -62,17 +68,17 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AddField(
+            model_name="profile",
+            name="session_net",
+            field=models.BigIntegerField(default=0, verbose_name="session net (units)"),
+        ),
         migrations.AlterField(
             model_name="round",
             name="created_at",
             field=models.DateTimeField(
                 db_index=True, default=django.utils.timezone.now, verbose_name="time"
             ),
-        ),
-        migrations.AddField(
-            model_name="profile",
-            name="session_net",
-            field=models.BigIntegerField(default=0, verbose_name="session net (units)"),
         ),
         migrations.CreateModel(
             name="PlayerDay",
@@ -84,6 +90,28 @@ class Migration(migrations.Migration):
                     ),
                 ),
                 ("day", models.DateField(verbose_name="day")),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[("baccarat", "Baccarat"), ("war", "Casino War")],
+                        max_length=16,
+                        verbose_name="game",
+                    ),
+                ),
+                (
+                    "result",
+                    models.CharField(
+                        choices=[
+                            ("win", "Win"),
+                            ("lose", "Lose"),
+                            ("push", "Push"),
+                            ("open", "Waiting for a decision"),
+                            ("void", "Void (refunded)"),
+                        ],
+                        max_length=8,
+                        verbose_name="result",
+                    ),
+                ),
                 ("rounds", models.IntegerField(default=0, verbose_name="rounds")),
                 ("staked", models.BigIntegerField(default=0, verbose_name="staked (units)")),
                 ("returned", models.BigIntegerField(default=0, verbose_name="returned (units)")),
@@ -104,7 +132,9 @@ class Migration(migrations.Migration):
                 "verbose_name": "player day",
                 "verbose_name_plural": "player days",
                 "constraints": [
-                    models.UniqueConstraint(fields=("player", "day"), name="player_day_unique")
+                    models.UniqueConstraint(
+                        fields=("player", "day", "game", "result"), name="player_day_unique"
+                    )
                 ],
             },
         ),

@@ -12,7 +12,7 @@ import zoneinfo
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from django.db.models import BigIntegerField, Count, F, Q, Sum
+from django.db.models import BigIntegerField, Case, Count, F, Q, Sum, Value, When
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, TruncDate
 
@@ -47,13 +47,14 @@ class Totals:
 def window_totals(
     player_id: int, windows: Mapping[str, tuple[dt.date, dt.date]]
 ) -> dict[str, Totals]:
-    """Each window's totals (name: first day, the day after the last), in one
-    query over the rows of the widest window."""
+    """Each window's totals (name: first day, the day after the last), void
+    rounds left out, in one query over the rows of the widest window."""
     if not windows:
         return {}
     sums = {}
+    counted = ~Q(result=PlayerDay.Result.VOID)
     for name, (first, end) in windows.items():
-        days = Q(day__gte=first, day__lt=end)
+        days = Q(day__gte=first, day__lt=end) & counted
         for column in _COLUMNS:
             sums[f"{name}_{column}"] = Sum(column, filter=days)
     earliest = min(first for first, _end in windows.values())
@@ -67,10 +68,14 @@ _COLUMNS = ("rounds", "staked", "returned", "open_raise")
 
 
 def months(player_id: int) -> list[tuple[str, Totals]]:
-    """Each month the player played ("YYYY-MM" in their zone), newest first:
-    one row per day played, never the rounds."""
+    """Each month the player played ("YYYY-MM" in their zone), newest first,
+    void rounds left out: a few rows per day played, never the rounds."""
     by_month: dict[str, list[int]] = {}
-    rows = PlayerDay.objects.filter(player_id=player_id).values_list("day", *_COLUMNS)
+    rows = (
+        PlayerDay.objects.filter(player_id=player_id)
+        .exclude(result=PlayerDay.Result.VOID)
+        .values_list("day", *_COLUMNS)
+    )
     for day, *values in rows:
         kept = by_month.setdefault(f"{day:%Y-%m}", [0, 0, 0, 0])
         for i, value in enumerate(values):
@@ -78,29 +83,57 @@ def months(player_id: int) -> list[tuple[str, Totals]]:
     return [(month, Totals(*by_month[month])) for month in sorted(by_month, reverse=True)]
 
 
+def history_totals(
+    player_id: int,
+    *,
+    game: str = "",
+    first: dt.date | None = None,
+    end: dt.date | None = None,
+    result: str = "",
+) -> Totals:
+    """The rounds (void ones included), stakes and returns of the player's
+    days from ``first`` to before ``end``, of one game and result when given."""
+    rows = PlayerDay.objects.filter(player_id=player_id)
+    if game:
+        rows = rows.filter(game=game)
+    if first is not None:
+        rows = rows.filter(day__gte=first)
+    if end is not None:
+        rows = rows.filter(day__lt=end)
+    if result:
+        rows = rows.filter(result=result)
+    found = rows.aggregate(*(Sum(column) for column in _COLUMNS))
+    return Totals(*(found[f"{column}__sum"] or 0 for column in _COLUMNS))
+
+
 # ------------------------------------------------------------------ recomputed
 
 
 def recomputed_days(player_ids: Iterable[int] | None = None) -> list[PlayerDay]:
     """Every day row as the rounds say it should be (unsaved), players' own
-    zones: one aggregate per zone in use. Demo players have none."""
-    profiles = Profile.objects.filter(demo=False)
+    zones: one aggregate per zone in use."""
+    profiles = Profile.objects.all()
     if player_ids is not None:
         profiles = profiles.filter(user_id__in=list(player_ids))
     zones = profiles.values_list("time_zone", flat=True).distinct().order_by()
+    counted = ~Q(status=Round.Status.VOID)
     ante = Cast(KT("bets__ante"), BigIntegerField())
+    result = Case(
+        When(status=Round.Status.OPEN, then=Value(PlayerDay.Result.OPEN)),
+        When(status=Round.Status.VOID, then=Value(PlayerDay.Result.VOID)),
+        default=F("outcome"),
+    )
     found = []
     for name in zones:
         players = profiles.filter(time_zone=name).values("user_id")
         rows = (
             Round.objects.filter(player_id__in=players)
-            .exclude(status=Round.Status.VOID)
-            .annotate(local_day=TruncDate("created_at", tzinfo=zone_named(name)))
-            .values("player_id", "local_day")
+            .annotate(local_day=TruncDate("created_at", tzinfo=zone_named(name)), kept=result)
+            .values("player_id", "local_day", "game", "kept")
             .annotate(
                 n=Count("id"),
-                bet=Sum("total_bet"),
-                back=Sum("total_return"),
+                bet=Sum("total_bet", filter=counted),
+                back=Sum("total_return", filter=counted),
                 waiting=Sum(ante, filter=Q(status=Round.Status.OPEN)),
             )
             .order_by()
@@ -109,6 +142,8 @@ def recomputed_days(player_ids: Iterable[int] | None = None) -> list[PlayerDay]:
             PlayerDay(
                 player_id=row["player_id"],
                 day=row["local_day"],
+                game=row["game"],
+                result=row["kept"],
                 rounds=row["n"],
                 staked=row["bet"] or 0,
                 returned=row["back"] or 0,
@@ -137,13 +172,15 @@ def recomputed_session_nets() -> dict[int, int]:
 def differences() -> list[str]:
     """Every kept total that is not what the rounds say, in words."""
     wrong: list[str] = []
-    want = {(d.player_id, d.day): d for d in recomputed_days()}
-    kept = {(d.player_id, d.day): d for d in PlayerDay.objects.all()}
+    want = {_key(d): d for d in recomputed_days()}
+    kept = {_key(d): d for d in PlayerDay.objects.all()}
     for key in sorted(want.keys() | kept.keys()):
         has, should = _totals(kept.get(key)), _totals(want.get(key))
         if has != should:
-            player, day = key
-            wrong.append(f"player {player} day {day}: kept {has}, rounds say {should}")
+            player, day, game, result = key
+            wrong.append(
+                f"player {player} day {day} {game} {result}: kept {has}, rounds say {should}"
+            )
     nets = recomputed_session_nets()
     for player, net in Profile.objects.values_list("user_id", "session_net").order_by("user_id"):
         if net != nets.get(player, 0):
@@ -151,6 +188,10 @@ def differences() -> list[str]:
                 f"player {player} session net: kept {net}, rounds say {nets.get(player, 0)}"
             )
     return wrong
+
+
+def _key(row: PlayerDay) -> tuple[int, dt.date, str, str]:
+    return (row.player_id, row.day, row.game, row.result)
 
 
 def _totals(row: PlayerDay | None) -> Totals:

@@ -3,10 +3,11 @@ by the same transaction that stores or changes the round.
 
 Two totals, so no page and no bet sums a player's rounds:
 
-- ``PlayerDay``: per player and day in the player's own time zone, the
-  rounds, stakes, returns and open War raises of every round not void.
-  A loss limit's period, the play-safe page and the statement read at most
-  a month of these rows (``selectors.rollups``). Demo play has none.
+- ``PlayerDay``: per player, day in the player's own time zone, game and
+  result (win, lose, push, open, void), the rounds, stakes, returns and
+  open War raises. A loss limit's period, the play-safe page, the statement
+  and the history's totals read at most a month of days of these rows
+  (``selectors.rollups``); a void round counts as a round, not as money.
 - ``Profile.session_net``: returns less stakes of the rounds created since
   the session started (``session_started_at``); a login starts it at 0.
 
@@ -34,55 +35,61 @@ from games.selectors.rollups import recomputed_days, zone_named
 
 @dataclass(frozen=True)
 class Share:
-    """What one round adds to its day's row and its session's net."""
+    """What one round adds to its day's row (the row of its game and
+    result) and to its session's net."""
 
-    rounds: int = 0
+    game: str
+    result: str  # win, lose, push; open: a War tie waiting; void: refunded
+    rounds: int = 1
     staked: int = 0
     returned: int = 0
     open_raise: int = 0
-
-    def __sub__(self, other: Share) -> Share:
-        return Share(
-            self.rounds - other.rounds,
-            self.staked - other.staked,
-            self.returned - other.returned,
-            self.open_raise - other.open_raise,
-        )
 
     @property
     def net(self) -> int:
         return self.returned - self.staked
 
-
-NOTHING = Share()
+    def negated(self) -> Share:
+        return Share(
+            self.game, self.result, -self.rounds, -self.staked, -self.returned, -self.open_raise
+        )
 
 
 def share(rnd: Round) -> Share:
-    """A round's share as it stands: none when void (every bet refunded); a
-    War tie waiting for its decision counts its ante as the raise it may stake."""
+    """A round's share as it stands: a void round counts as a round, not as
+    money (every bet was refunded); a War tie waiting for its decision counts
+    its ante as the raise it may stake."""
     if rnd.status == Round.Status.VOID:
-        return NOTHING
-    waiting = rnd.status == Round.Status.OPEN
-    return Share(1, rnd.total_bet, rnd.total_return, int(rnd.bets.get("ante", 0)) if waiting else 0)
+        return Share(rnd.game, VOID)
+    if rnd.status == Round.Status.OPEN:
+        raise_ = int(rnd.bets.get("ante", 0))
+        return Share(rnd.game, OPEN, 1, rnd.total_bet, rnd.total_return, raise_)
+    return Share(rnd.game, rnd.outcome, 1, rnd.total_bet, rnd.total_return)
 
+
+OPEN, VOID = "open", "void"
 
 Statement = tuple[str, list[Any]]
 
 
-def record(rnd: Round, *, before: Share, profile: Profile | None = None) -> None:
-    """Move a stored round's totals from ``before`` to what it is now (a War
-    decision, a void), in the transaction that changed it. ``profile`` is
-    the player's when the caller has it (its zone and demo flag are read
-    otherwise)."""
-    change = share(rnd) - before
-    if change == NOTHING:
+def record(rnd: Round, *, before: Share | None, profile: Profile | None = None) -> None:
+    """Move a stored round's totals from ``before`` (its ``share`` before the
+    change; None: a round just stored) to what it is now (a War decision, a
+    void), in the transaction that changed it. ``profile`` is the player's
+    when the caller has it (its zone is read otherwise)."""
+    after = share(rnd)
+    if after == before:
         return
     if profile is None:
-        profile = Profile.objects.only("time_zone", "demo").get(user_id=rnd.player_id)
-    statements = _day_statements(rnd, change, profile)
-    if change.net:
+        profile = Profile.objects.only("time_zone").get(user_id=rnd.player_id)
+    statements = [_day_upsert(rnd, after, profile)]
+    net = after.net
+    if before is not None:
+        statements.append(_day_upsert(rnd, before.negated(), profile))
+        net -= before.net
+    if net:
         table = connection.ops.quote_name(Profile._meta.db_table)
-        term, values = session_term(rnd, change.net)
+        term, values = session_term(rnd, net)
         statements.append(
             (f"UPDATE {table} SET {term} WHERE user_id = %s", [*values, rnd.player_id])  # noqa: S608 - names are ours
         )
@@ -95,7 +102,7 @@ def new_round_statements(rnd: Round, profile: Profile) -> list[Statement]:
     """What a new round adds to its player's day, as statements the round's
     own (``wallet.post_round``) runs; its session's share goes in the
     profile's UPDATE (``session_term``)."""
-    return _day_statements(rnd, share(rnd), profile)
+    return [_day_upsert(rnd, share(rnd), profile)]
 
 
 def session_term(rnd: Round, net: int) -> Statement:
@@ -109,20 +116,18 @@ def session_term(rnd: Round, net: int) -> Statement:
     )
 
 
-def _day_statements(rnd: Round, change: Share, profile: Profile) -> list[Statement]:
-    """One upsert of the round's day row (PostgreSQL and SQLite alike); none for demo play."""
-    if profile.demo or change == NOTHING:
-        return []
+def _day_upsert(rnd: Round, change: Share, profile: Profile) -> Statement:
+    """One upsert of the row of the round's day, game and result (PostgreSQL and SQLite alike)."""
     day = rnd.created_at.astimezone(zone_named(profile.time_zone)).date()
     table = connection.ops.quote_name(PlayerDay._meta.db_table)
     sums = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in _COUNTED)
     sql = (
-        f"INSERT INTO {table} (player_id, day, {', '.join(_COUNTED)}) "  # noqa: S608 - names are ours
-        f"VALUES (%s, %s, %s, %s, %s, %s) "
-        f"ON CONFLICT (player_id, day) DO UPDATE SET {sums}"
+        f"INSERT INTO {table} (player_id, day, game, result, {', '.join(_COUNTED)}) "  # noqa: S608 - names are ours
+        f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+        f"ON CONFLICT (player_id, day, game, result) DO UPDATE SET {sums}"
     )
-    values = [rnd.player_id, connection.ops.adapt_datefield_value(day)]
-    return [(sql, [*values, change.rounds, change.staked, change.returned, change.open_raise])]
+    values = [rnd.player_id, connection.ops.adapt_datefield_value(day), change.game, change.result]
+    return (sql, [*values, change.rounds, change.staked, change.returned, change.open_raise])
 
 
 _COUNTED = ("rounds", "staked", "returned", "open_raise")

@@ -32,7 +32,7 @@ def half_written_round(user, *, stake: int) -> Round:
             balance_before=wallet.balance,
         )
         post(wallet_id=wallet.pk, postings=[Posting(LedgerEntry.Kind.BET, -stake)], round=rnd)
-        rollups.record(rnd, before=rollups.NOTHING)  # kept with the round, as the pipeline does
+        rollups.record(rnd, before=None)  # kept with the round, as the pipeline does
     return rnd
 
 

@@ -170,21 +170,8 @@ def test_audit_rollups_names_a_total_written_wrong(make_player, capsys):
     with pytest.raises(CommandError, match="2 kept total"):
         call_command("audit_rollups")
     err = capsys.readouterr().err
-    assert f"player {player.pk} day" in err and "staked=1" in err
+    assert f"player {player.pk} day" in err and "kept Totals(rounds=1, staked=1" in err
     assert f"player {player.pk} session net: kept 12345" in err
-
-
-def test_demo_play_keeps_no_day_rows(make_player):
-    player = make_player(chips=1_000)
-    Profile.objects.filter(user=player).update(demo=True)
-    baccarat_service.play(
-        user=player,
-        table=Table.objects.get(slug="baccarat-classic"),
-        bets={"player": 10 * CHIP},
-        slip_key="a",
-    )
-    assert not PlayerDay.objects.filter(player=player).exists()
-    assert differences() == []
 
 
 def test_a_zone_change_moves_the_rounds_to_the_new_local_days(make_player):
@@ -202,7 +189,7 @@ def test_a_zone_change_moves_the_rounds_to_the_new_local_days(make_player):
     assert [m["month"] for m in reads.statement_months(player)] == ["2026-04"]
     play_safe.set_time_zone(user=player, name="Asia/Tokyo")
     assert [m["month"] for m in reads.statement_months(player)] == ["2026-05"]
-    assert list(PlayerDay.objects.filter(player=player).values_list("day", flat=True)) == [
+    assert set(PlayerDay.objects.filter(player=player).values_list("day", flat=True)) == {
         dt.date(2026, 5, 1)
-    ]
+    }
     assert LossLimit.objects.filter(user=player).count() == 0

@@ -290,6 +290,13 @@ class Round(models.Model):
             models.Index(fields=["player", "game", "-id"], name="round_player_game_recent"),
             models.Index(fields=["player", "table", "-seq"], name="round_player_table_seq"),
             models.Index(fields=["status"], name="round_status"),
+            # The player's round waiting for a decision at a table, found at
+            # every round without walking the player's history there.
+            models.Index(
+                fields=["player", "table"],
+                condition=Q(status="open"),
+                name="round_player_table_open",
+            ),
         ]
 
     def __str__(self) -> str:

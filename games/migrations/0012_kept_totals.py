@@ -138,5 +138,13 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
+        migrations.AddIndex(
+            model_name="round",
+            index=models.Index(
+                condition=models.Q(("status", "open")),
+                fields=["player", "table"],
+                name="round_player_table_open",
+            ),
+        ),
         migrations.RunPython(fill, migrations.RunPython.noop),
     ]

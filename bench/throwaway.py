@@ -161,18 +161,9 @@ def spread_rounds(seconds_apart: int) -> None:
 def keep_totals() -> None:
     """The kept totals (games/services/rollups.py) of rounds stored in bulk,
     beside the pipeline: every player's day rows and session net rebuilt."""
-    # App loading: set_up_django() comes first.
-    from django.db import transaction  # noqa: PLC0415
+    from games.services.rollups import rebuild_all  # noqa: PLC0415 - set_up_django() first
 
-    from games.models import PlayerDay, Profile  # noqa: PLC0415
-    from games.selectors.rollups import recomputed_days, recomputed_session_nets  # noqa: PLC0415
-
-    with transaction.atomic():
-        PlayerDay.objects.all().delete()
-        PlayerDay.objects.bulk_create(recomputed_days(), batch_size=1_000)
-        Profile.objects.update(session_net=0)
-        for player_id, net in recomputed_session_nets().items():
-            Profile.objects.filter(user_id=player_id).update(session_net=net)
+    rebuild_all()
 
 
 def copy_rounds(player_id: int, count: int, *, hours: int) -> None:

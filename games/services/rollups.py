@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, transaction
 
 from games.models import PlayerDay, Profile, Round
 from games.rows import plain_cursor
-from games.selectors.rollups import recomputed_days, zone_named
+from games.selectors.rollups import recomputed_days, recomputed_session_nets, zone_named
 
 
 @dataclass(frozen=True)
@@ -139,3 +139,15 @@ def rebuild_days(*, user: User) -> None:
     the profile's lock; the player's rounds take it too, so none is missed."""
     PlayerDay.objects.filter(player=user).delete()
     PlayerDay.objects.bulk_create(recomputed_days(player_ids=[user.pk]), batch_size=500)
+
+
+@transaction.atomic
+def rebuild_all() -> None:
+    """Every kept total again from the rounds (``audit_rollups --rebuild``,
+    and rounds stored in bulk beside the pipeline). Run with the site
+    stopped: a round committing meanwhile could be counted twice or missed."""
+    PlayerDay.objects.all().delete()
+    PlayerDay.objects.bulk_create(recomputed_days(), batch_size=1_000)
+    Profile.objects.exclude(session_net=0).update(session_net=0)
+    for player_id, net in recomputed_session_nets().items():
+        Profile.objects.filter(user_id=player_id).update(session_net=net)

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.selectors.rollups import differences
+from games.services.rollups import rebuild_all
 
 
 class Command(BaseCommand):
@@ -11,7 +12,16 @@ class Command(BaseCommand):
         "rounds say."
     )
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--rebuild",
+            action="store_true",
+            help="write every kept total again from the rounds first (stop the site before)",
+        )
+
     def handle(self, *args, **options) -> None:
+        if options["rebuild"]:
+            rebuild_all()
         wrong = differences()
         if wrong:
             for line in wrong:

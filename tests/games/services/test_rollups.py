@@ -193,3 +193,19 @@ def test_a_zone_change_moves_the_rounds_to_the_new_local_days(make_player):
         dt.date(2026, 5, 1)
     }
     assert LossLimit.objects.filter(user=player).count() == 0
+
+
+def test_audit_rollups_rebuild_writes_the_totals_again(make_player, capsys):
+    player = make_player(chips=1_000)
+    baccarat_service.play(
+        user=player,
+        table=Table.objects.get(slug="baccarat-classic"),
+        bets={"player": 10 * CHIP},
+        slip_key="a",
+    )
+    PlayerDay.objects.filter(player=player).delete()
+    with pytest.raises(CommandError):
+        call_command("audit_rollups")
+    call_command("audit_rollups", "--rebuild")
+    assert "kept totals ok" in capsys.readouterr().out
+    assert PlayerDay.objects.filter(player=player).exists()

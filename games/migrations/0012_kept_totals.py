@@ -24,8 +24,8 @@ def fill(apps, schema_editor):
     Round = apps.get_model("games", "Round")
     PlayerDay = apps.get_model("games", "PlayerDay")
     profiles = {p.user_id: p for p in Profile.objects.all()}
-    days = {}
-    nets = {}
+    days: dict[tuple, list[int]] = {}
+    nets: dict[int, int] = {}
     rounds = Round.objects.values_list(
         "player_id", "created_at", "game", "status", "outcome", "total_bet", "total_return", "bets"
     )

@@ -143,7 +143,8 @@ def set_up_django(prefix: str, *, keep_database_url: bool = False, **env: str) -
 
 def spread_rounds(seconds_apart: int) -> None:
     """Stamp the stored rounds ``seconds_apart`` apart, the newest now, as
-    real play would (auto_now_add stamped them all now), and ANALYZE."""
+    real play would (bulk_create stamped them all now), rebuild the kept
+    totals as the rounds now say, and ANALYZE."""
     from django.db import connection  # noqa: PLC0415 - app loading: set_up_django() first
 
     with connection.cursor() as cursor:
@@ -152,4 +153,40 @@ def spread_rounds(seconds_apart: int) -> None:
             "(((SELECT MAX(id) FROM games_round) - id) * %s) || ' seconds')",
             [seconds_apart],
         )
+    keep_totals()
+    with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
+
+
+def keep_totals() -> None:
+    """The kept totals (games/services/rollups.py) of rounds stored in bulk,
+    beside the pipeline: every player's day rows and session net rebuilt."""
+    from games.services.rollups import rebuild_all  # noqa: PLC0415 - set_up_django() first
+
+    rebuild_all()
+
+
+def copy_rounds(player_id: int, count: int, *, hours: int) -> None:
+    """``count`` copies of the player's latest round in one INSERT ... SELECT
+    (a million in seconds), numbered on from it and stamped an hour apart
+    over the last ``hours`` hours, round after round. The kept totals are
+    not moved: ``keep_totals`` rebuilds them."""
+    from django.db import connection  # noqa: PLC0415 - app loading: set_up_django() first
+
+    from games.models import Round  # noqa: PLC0415
+
+    copied = [
+        f.column
+        for f in Round._meta.concrete_fields
+        if f.column not in ("id", "seq", "slip_key", "created_at")
+    ]
+    columns = ", ".join(copied)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %s) "  # noqa: S608 - names are ours
+            f"INSERT INTO games_round ({columns}, seq, slip_key, created_at) "
+            f"SELECT {columns}, r.seq + n.i, 'copy-' || r.id || '-' || n.i, "
+            f"strftime('%%Y-%%m-%%d %%H:%%M:%%f', r.created_at, '-' || (n.i %% %s) || ' hours') "
+            f"FROM n, (SELECT * FROM games_round WHERE player_id = %s ORDER BY id DESC LIMIT 1) r",
+            [count, max(1, hours), player_id],
+        )

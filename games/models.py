@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -270,7 +271,8 @@ class Round(models.Model):
     player_pair = models.BooleanField(_("PLAYER PAIR"), default=False)
     banker_pair = models.BooleanField(_("BANKER PAIR"), default=False)
 
-    created_at = models.DateTimeField(_("time"), auto_now_add=True, db_index=True)
+    # The round pipeline's clock (``place_round``'s ``now``): the day it is kept under.
+    created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
     settled_at = models.DateTimeField(_("settled"), null=True, blank=True)
     decision_deadline = models.DateTimeField(_("decision deadline"), null=True, blank=True)
     void_reason = models.CharField(_("void reason"), max_length=255, blank=True)
@@ -288,6 +290,13 @@ class Round(models.Model):
             models.Index(fields=["player", "game", "-id"], name="round_player_game_recent"),
             models.Index(fields=["player", "table", "-seq"], name="round_player_table_seq"),
             models.Index(fields=["status"], name="round_status"),
+            # The player's round waiting for a decision at a table, found at
+            # every round without walking the player's history there.
+            models.Index(
+                fields=["player", "table"],
+                condition=Q(status="open"),
+                name="round_player_table_open",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -347,6 +356,9 @@ class Profile(models.Model):
     # The end of the longest time-out or self-exclusion taken (PlayBreak);
     # a copy so the bet check reads it with the locked profile.
     break_until = models.DateTimeField(_("on a break until"), null=True, blank=True)
+    # Returns less stakes of the rounds since ``session_started_at``, kept by
+    # each round's own transaction (games/services/rollups.py).
+    session_net = models.BigIntegerField(_("session net (units)"), default=0)
 
     class Meta:
         verbose_name = _("player profile")
@@ -354,6 +366,45 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return str(self.user)
+
+
+class PlayerDay(models.Model):
+    """A player's rounds of one day in their own time zone, one row per game
+    and result: kept by each round's own transaction
+    (games/services/rollups.py), so a loss limit's period, the session, the
+    statement and the history's totals are read from at most a month of
+    days of these rows, never from the rounds."""
+
+    class Result(models.TextChoices):
+        WIN = "win", _("Win")
+        LOSE = "lose", _("Lose")
+        PUSH = "push", _("Push")
+        OPEN = "open", _("Waiting for a decision")
+        VOID = "void", _("Void (refunded)")
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField(_("day"))
+    game = models.CharField(_("game"), max_length=16, choices=Game.choices)
+    result = models.CharField(_("result"), max_length=8, choices=Result.choices)
+    rounds = models.IntegerField(_("rounds"), default=0)
+    # Void rounds' rows hold no money: every bet in them was refunded.
+    staked = models.BigIntegerField(_("staked (units)"), default=0)
+    returned = models.BigIntegerField(_("returned (units)"), default=0)
+    # The antes of War rounds waiting for a decision: the raise they may
+    # still stake counts as lost already.
+    open_raise = models.BigIntegerField(_("open War raises (units)"), default=0)
+
+    class Meta:
+        verbose_name = _("player day")
+        verbose_name_plural = _("player days")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "day", "game", "result"], name="player_day_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.day} {self.game} {self.result}"
 
 
 class AuditEntry(models.Model):

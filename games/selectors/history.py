@@ -15,10 +15,10 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet, Sum
-from django.utils import timezone
+from django.db.models import QuerySet
 
 from games.models import Round, Table
+from games.selectors.rollups import history_totals
 
 PER_PAGE = 25
 
@@ -31,15 +31,19 @@ class HistoryFilter:
     date_from: dt.date | None = None
     date_to: dt.date | None = None
     outcome: str = ""
+    # The player's zone: the days are theirs, as their kept day rows'.
+    zone: dt.tzinfo = dt.UTC
 
     def apply(self, rounds: QuerySet[Round]) -> QuerySet[Round]:
         if self.game:
             rounds = rounds.filter(game=self.game)
-        # Dates are whole days in the site's time zone, both ends included.
+        # Dates are whole days in the player's time zone, both ends included.
         if self.date_from:
-            rounds = rounds.filter(created_at__gte=_day_start(self.date_from))
+            rounds = rounds.filter(created_at__gte=_day_start(self.date_from, self.zone))
         if self.date_to:
-            rounds = rounds.filter(created_at__lt=_day_start(self.date_to + dt.timedelta(days=1)))
+            rounds = rounds.filter(
+                created_at__lt=_day_start(self.date_to + dt.timedelta(days=1), self.zone)
+            )
         if self.outcome:
             # A void round was refunded: whatever its cards said, it neither
             # won nor lost.
@@ -60,8 +64,8 @@ class HistoryFilter:
         return out
 
 
-def _day_start(day: dt.date) -> dt.datetime:
-    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+def _day_start(day: dt.date, zone: dt.tzinfo) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time.min, tzinfo=zone)
 
 
 def player_rounds(*, player_id: int, filters: HistoryFilter) -> QuerySet[Round]:
@@ -138,14 +142,16 @@ class HistorySummary:
 
 
 def history_summary(*, player_id: int, filters: HistoryFilter) -> HistorySummary:
-    """Rounds, total bet, total returned for the filter: one aggregate query.
+    """Rounds, total bet, total returned for the filter, from the player's
+    kept day rows (``selectors.rollups``): one query, whatever the history.
 
     Void rounds count as rounds but not as money: every bet in them was
     refunded.  An open round counts what it has taken and returned so far."""
-    counted = ~Q(status=Round.Status.VOID)
-    agg = player_rounds(player_id=player_id, filters=filters).aggregate(
-        n=Count("id"),
-        bet=Sum("total_bet", filter=counted),
-        ret=Sum("total_return", filter=counted),
+    totals = history_totals(
+        player_id,
+        game=filters.game,
+        first=filters.date_from,
+        end=filters.date_to + dt.timedelta(days=1) if filters.date_to else None,
+        result=filters.outcome,
     )
-    return HistorySummary(agg["n"] or 0, agg["bet"] or 0, agg["ret"] or 0)
+    return HistorySummary(totals.rounds, totals.staked, totals.returned)

@@ -15,22 +15,16 @@ import zoneinfo
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
-from django.db.models import BigIntegerField, Count, Q, Sum
-from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, TruncMonth
 from django.utils import timezone
 
-from games.models import LossLimit, PlayBreak, Profile, Round
+from games.models import LossLimit, PlayBreak, Profile
+from games.selectors.rollups import months, window_totals, zone_named
 
 PERIODS = (LossLimit.Period.DAY, LossLimit.Period.WEEK, LossLimit.Period.MONTH)
 
 
 def zone_of(profile: Profile | None) -> zoneinfo.ZoneInfo:
-    name = profile.time_zone if profile is not None else "UTC"
-    try:
-        return zoneinfo.ZoneInfo(name or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
+    return zone_named(profile.time_zone if profile is not None else "UTC")
 
 
 def add_months(moment: dt.datetime, months: int) -> dt.datetime:
@@ -70,36 +64,15 @@ def local_time(moment: dt.datetime, profile: Profile | None) -> str:
 
 
 def _net_losses(user: User, windows: dict[str, tuple[dt.datetime, dt.datetime]]) -> dict[str, int]:
-    """The net loss of each window (period: start, end), in one query.
+    """The net loss of each window (period: start, end at local midnights),
+    in one query over the player's kept day rows (``selectors.rollups``).
 
     A War round waiting for its decision may still stake its raise (the ante
     once more): it counts as lost already, so no other bet meanwhile can
     leave the raise past the limit.
     """
-    if not windows:
-        return {}
-    sums = {}
-    ante = Cast(KT("bets__ante"), BigIntegerField())
-    for period, (start, end) in windows.items():
-        window = Q(created_at__gte=start, created_at__lt=end)
-        sums[f"{period}_bet"] = Sum("total_bet", filter=window)
-        sums[f"{period}_back"] = Sum("total_return", filter=window)
-        sums[f"{period}_raise"] = Sum(ante, filter=window & Q(status=Round.Status.OPEN))
-    earliest = min(start for start, _end in windows.values())
-    totals = (
-        Round.objects.filter(player=user, created_at__gte=earliest)
-        .exclude(status=Round.Status.VOID)
-        .aggregate(**sums)
-    )
-    return {
-        period: max(
-            0,
-            (totals[f"{period}_bet"] or 0)
-            + (totals[f"{period}_raise"] or 0)
-            - (totals[f"{period}_back"] or 0),
-        )
-        for period in windows
-    }
+    days = {period: (start.date(), end.date()) for period, (start, end) in windows.items()}
+    return {period: totals.net_loss for period, totals in window_totals(user.pk, days).items()}
 
 
 def limits_in_force(user: User, now: dt.datetime) -> dict[str, int | None]:
@@ -203,34 +176,24 @@ def session_summary(
         started = profile.session_started_at
     if started is None:
         return SessionSummary(None, dt.timedelta(0), 0)
-    totals = (
-        Round.objects.filter(player=user, created_at__gte=started)
-        .exclude(status=Round.Status.VOID)
-        .aggregate(bet=Sum("total_bet"), back=Sum("total_return"))
-    )
-    return SessionSummary(
-        started, max(dt.timedelta(0), now - started), (totals["back"] or 0) - (totals["bet"] or 0)
-    )
+    # The session's net is kept on the profile (``services.rollups``): the
+    # latest login's session.
+    if profile is None:
+        profile = Profile.objects.filter(user=user).only("session_net").first()
+    net = profile.session_net if profile is not None else 0
+    return SessionSummary(started, max(dt.timedelta(0), now - started), net)
 
 
-def statement_months(user: User, zone: dt.tzinfo) -> list[dict]:
+def statement_months(user: User) -> list[dict]:
     """Each month's rounds, stakes, returns and net, newest first, months in
-    the player's zone."""
-    rows = (
-        Round.objects.filter(player=user)
-        .exclude(status=Round.Status.VOID)
-        .annotate(month=TruncMonth("created_at", tzinfo=zone))
-        .values("month")
-        .annotate(rounds=Count("id"), staked=Sum("total_bet"), returned=Sum("total_return"))
-        .order_by("-month")
-    )
+    the player's zone (the zone the day rows are kept in)."""
     return [
         {
-            "month": row["month"].astimezone(zone).strftime("%Y-%m"),
-            "rounds": row["rounds"],
-            "staked": row["staked"] or 0,
-            "returned": row["returned"] or 0,
-            "net": (row["returned"] or 0) - (row["staked"] or 0),
+            "month": month,
+            "rounds": totals.rounds,
+            "staked": totals.staked,
+            "returned": totals.returned,
+            "net": totals.net,
         }
-        for row in rows
+        for month, totals in months(user.pk)
     ]

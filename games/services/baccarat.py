@@ -10,6 +10,7 @@ transaction. The websocket reveal that follows only shows the stored round.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -190,6 +191,7 @@ def play(
     slip_key: str,
     squeeze: SqueezeWish | None = None,
     notify_sockets: bool = True,
+    now: dt.datetime | None = None,
 ) -> rounds.Placed:
     """Play one round from a bet slip (the answer to BET, over HTTP or the
     table's socket).
@@ -200,9 +202,10 @@ def play(
     side's cards the player peels); the round is dealt and settled the same.
     ``notify_sockets=False``: no reveal event for the player's sockets (the caller
     shows the reveal itself and no other socket of the player is open).
+    ``now``: the round's clock (the present when not given).
     """
     dealer = BaccaratDealer(bets=dict(bets), squeeze=squeeze, notify_sockets=notify_sockets)
-    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer)
+    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
 
 
 def place_bet(

@@ -47,7 +47,7 @@ from games.selectors.play_safe import (
     pending_changes,
     reality_due,
 )
-from games.services import rounds, war
+from games.services import rollups, rounds, war
 from games.services.bets import LOSS_LIMIT, ON_BREAK, REALITY_CHECK
 from games.services.sockets import end_player_sockets
 
@@ -113,6 +113,8 @@ def set_time_zone(*, user: User, name: str) -> None:
             code="zone_locked",
         )
     Profile.objects.filter(user=user).update(time_zone=name)
+    if name != before:
+        rollups.rebuild_days(user=user)  # every local midnight moved
     _audit(user=user, action="play_safe.time_zone", before={"zone": before}, after={"zone": name})
 
 
@@ -246,6 +248,7 @@ def start_session(*, user: User, now: dt.datetime | None = None) -> None:
     minutes = profile.reality_check_minutes
     Profile.objects.filter(pk=profile.pk).update(
         session_started_at=now,
+        session_net=0,
         reality_due_at=now + dt.timedelta(minutes=minutes) if minutes else None,
     )
 

@@ -17,6 +17,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from games.models import Game, LedgerEntry, Round, Wallet
+from games.services import rollups
 from games.services.wallet import Posting, post
 
 
@@ -79,6 +80,9 @@ def refund(problem: Problem) -> bool:
         )
         if changed != 1:
             return False
+        counted = rollups.share(rnd)
+        rnd.status = Round.Status.VOID
+        rollups.record(rnd, before=counted)
         net = _ledger_net(rnd.pk)
         wallet = Wallet.objects.select_for_update().get(user_id=rnd.player_id)
         balance = wallet.balance

@@ -34,7 +34,7 @@ from games.models import Profile, Round, Table, TableVersion, Wallet
 from games.sealing import seal
 from games.selectors.players import profile_for, wallet_for
 from games.selectors.tables import table_from_row, table_version
-from games.services import bets, metrics
+from games.services import bets, metrics, rollups
 from games.services.faults import maybe_fail
 from games.services.push import push
 from games.services.tables import snapshot_version
@@ -263,16 +263,22 @@ def next_seeds(profile: Profile) -> Seeds:
     return seeds
 
 
-def seeds_update(profile: Profile, *, game: str, table: str) -> list[tuple[str, list[Any]]]:
+def seeds_update(
+    profile: Profile, rnd: Round | None = None, *, game: str, table: str
+) -> list[tuple[str, list[Any]]]:
     """The UPDATE that stores the profile's next seed (sealed) and nonce, and
-    the INSERT of its commitment into the public log (commitlog/leaves.py):
-    stored together or not at all."""
+    moves the session's net by ``rnd``'s result (``services.rollups``); and
+    the INSERT of the next commitment into the public log
+    (commitlog/leaves.py): stored together or not at all."""
     name = connection.ops.quote_name(Profile._meta.db_table)
+    term, values = rollups.session_term(rnd, rollups.share(rnd).net) if rnd else ("", [])
     commitment = server_seed_hash(bytes.fromhex(profile.next_server_seed))
     return [
         (
-            f"UPDATE {name} SET next_server_seed = %s, nonce = %s WHERE id = %s",  # noqa: S608 - names are ours
-            [seal(profile.next_server_seed), profile.nonce, profile.pk],
+            f"UPDATE {name} SET next_server_seed = %s, nonce = %s"  # noqa: S608 - names are ours
+            + (f", {term}" if term else "")
+            + " WHERE id = %s",
+            [seal(profile.next_server_seed), profile.nonce, *values, profile.pk],
         ),
         pending_leaf(
             commitment=commitment,
@@ -408,6 +414,7 @@ def _place(
         winner=dealt.winner,
         player_pair=dealt.player_pair,
         banker_pair=dealt.banker_pair,
+        created_at=now,
         settled_at=now if settled else None,
         decision_deadline=dealt.decision_deadline,
     )
@@ -419,7 +426,11 @@ def _place(
         balance=wallet.balance,
         postings=dealt.postings,
         round=rnd,
-        with_round=seeds_update(profile, game=dealer.game, table=table.slug),
+        # The player's kept totals and the public log move with the round.
+        with_round=[
+            *seeds_update(profile, rnd, game=dealer.game, table=table.slug),
+            *rollups.new_round_statements(rnd, profile),
+        ],
     )
     structlog.contextvars.bind_contextvars(round_id=rnd.pk)
     maybe_fail(f"{dealer.game}.after_debit")

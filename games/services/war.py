@@ -39,7 +39,7 @@ from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.selectors import war as war_selectors
 from games.selectors.players import is_demo
-from games.services import bets, metrics, rounds
+from games.services import bets, metrics, rollups, rounds
 from games.services.push import push, war_group
 from games.services.wallet import Posting, post
 from games.verify import derive_shoe
@@ -299,6 +299,7 @@ def _decide(
 
     ante = int(rnd.bets["ante"])
     tie_bet = int(rnd.bets.get("tie_bet", 0))
+    waiting = rollups.share(rnd)
     if decision == "war":
         bets.check_raise(user=user, ante=ante, balance=wallet.balance, now=now)
 
@@ -355,6 +356,7 @@ def _decide(
             "decision_deadline",
         ]
     )
+    rollups.record(rnd, before=waiting)
     _notify(user.pk, rnd.table.slug)
     transaction.on_commit(partial(rounds.log_round, "round_decided", rnd))
     return rnd

@@ -11,6 +11,7 @@ status alone is refused with the same 404.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import re
 from typing import Any
@@ -29,9 +30,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from commitlog.reads import round_entry
-from games.models import Game, Round
+from games.models import Game, Profile, Round
 from games.selectors import history as selectors
 from games.selectors.history_export import csv_rows
+from games.selectors.play_safe import zone_of
 from games.selectors.round_facts import is_open, result_label, shown_cards
 from games.selectors.round_report import round_report, visible_round
 from games.selectors.round_verification import verify_round
@@ -107,10 +109,17 @@ def _cursor(request: PlayerRequest, name: str) -> int | None:
     return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
 
 
-def _filter_form(request: PlayerRequest) -> tuple[HistoryFilterForm, selectors.HistoryFilter]:
+def _filter_form(
+    request: PlayerRequest, owner: User
+) -> tuple[HistoryFilterForm, selectors.HistoryFilter]:
     form = HistoryFilterForm(request.GET)
     form.is_valid()
-    return form, form.history_filter()
+    filters = form.history_filter()
+    if filters.date_from or filters.date_to:
+        # Whole days in the player's own zone (their kept day rows').
+        profile = Profile.objects.filter(user=owner).only("time_zone").first()
+        filters = dataclasses.replace(filters, zone=zone_of(profile))
+    return form, filters
 
 
 def _urls(owner: User, request: PlayerRequest) -> dict[str, str]:
@@ -131,7 +140,7 @@ def _urls(owner: User, request: PlayerRequest) -> dict[str, str]:
 @require_GET
 def history(request: PlayerRequest, user_id: int | None = None) -> HttpResponse:
     owner = _history_owner(request, user_id)
-    form, filters = _filter_form(request)
+    form, filters = _filter_form(request, owner)
     page = selectors.history_page(
         player_id=owner.pk,
         filters=filters,
@@ -168,7 +177,7 @@ def history(request: PlayerRequest, user_id: int | None = None) -> HttpResponse:
 def history_summary(request: PlayerRequest, user_id: int | None = None) -> HttpResponse:
     """The filter's totals, loaded after the list so the list never waits for them."""
     owner = _history_owner(request, user_id)
-    _form, filters = _filter_form(request)
+    _form, filters = _filter_form(request, owner)
     summary = selectors.history_summary(player_id=owner.pk, filters=filters)
     return render(request, "history/history.html#summary", {"summary": summary})
 
@@ -187,7 +196,7 @@ def history_export(request: PlayerRequest, user_id: int | None = None) -> Stream
     """The filtered rounds as CSV, streamed. A player may export their own;
     staff who may read rounds, anyone's (another player's is a 404 for the rest)."""
     owner = _history_owner(request, user_id)
-    _form, filters = _filter_form(request)
+    _form, filters = _filter_form(request, owner)
     rounds = selectors.player_rounds(player_id=owner.pk, filters=filters)
     writer = csv.writer(_Echo())
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")

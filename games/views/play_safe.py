@@ -325,15 +325,14 @@ def zone(request: PlayerRequest) -> HttpResponse:
 def statement(request: PlayerRequest) -> HttpResponse:
     profile = Profile.objects.get(user=request.user)
     zone_ = reads.zone_of(profile)
-    months = reads.statement_months(request.user, zone_)
+    months = reads.statement_months(request.user)
     return render(request, "play_safe/statement.html", {"months": months, "zone": zone_.key})
 
 
 @login_required
 @require_GET
 def statement_csv(request: PlayerRequest) -> HttpResponse:
-    profile = Profile.objects.get(user=request.user)
-    months = reads.statement_months(request.user, reads.zone_of(profile))
+    months = reads.statement_months(request.user)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="statement.csv"'
     writer = csv.writer(response)

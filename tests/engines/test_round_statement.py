@@ -96,7 +96,7 @@ def test_a_debit_the_wallet_cannot_cover_stores_nothing(make_player):
             balance=wallet.balance + 1,  # what a stale read would claim
             postings=[Posting(LedgerEntry.Kind.BET, -(wallet.balance + 1), "baccarat player")],
             round=again,
-            with_round=[rounds.seeds_update(profile)],
+            with_round=rounds.seeds_update(profile, game="baccarat", table="baccarat-classic"),
         )
 
     assert Round.objects.count() == rounds_before

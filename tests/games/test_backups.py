@@ -56,6 +56,7 @@ def test_make_restore_brings_back_the_books_as_they_were(make_player, tmp_path):
     out = io.StringIO()
     call_command("restore", str(path), "--yes", stdout=out)
     assert "ledger ok" in out.getvalue()
+    assert "kept totals ok" in out.getvalue()  # the restore audits the kept totals too
     assert list(Round.objects.values_list("pk", flat=True)) == [kept.pk]
     assert Wallet.objects.get(user=user).balance == kept.balance_after
     call_command("audit_ledger", stdout=out)

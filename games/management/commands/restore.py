@@ -10,13 +10,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from commitlog.published import why_not_served
 from games.backups import BackupError, restore
+from games.selectors.rollups import differences
 from games.services.wallet import ledger_mismatches
 
 
 class Command(BaseCommand):
     help = (
         "Replace the database with a backup (checked against its manifest first), then check "
-        "the ledger. Stop the site before (docs/operations.md)."
+        "the ledger and the kept totals. Stop the site before (docs/operations.md)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -40,6 +41,12 @@ class Command(BaseCommand):
         bad = ledger_mismatches()
         if bad:
             raise CommandError(f"restored, but {len(bad)} wallet(s) do not match their ledger")
+        wrong = differences()
+        if wrong:
+            raise CommandError(
+                f"restored, but {len(wrong)} kept total(s) do not match the rounds "
+                "(manage.py audit_rollups names them)"
+            )
         # The books are back either way; a log that does not extend what was
         # published is not served (docs/commitment-log.md says what to do).
         forked = why_not_served()
@@ -47,5 +54,5 @@ class Command(BaseCommand):
             self.stderr.write(f"the commitment log will not be served: {forked}")
         self.stdout.write(
             f"restored {path.name} (taken {manifest.taken_at}): {manifest.rounds} rounds, "
-            f"last round {manifest.last_round_id}; ledger ok; restored in {seconds:.3f} s"
+            f"last round {manifest.last_round_id}; ledger ok; kept totals ok; restored in {seconds:.3f} s"
         )

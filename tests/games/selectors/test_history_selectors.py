@@ -19,6 +19,7 @@ from games.selectors.history_export import csv_rows
 from games.selectors.round_report import round_report
 from games.selectors.round_verification import verify_round
 from games.services import baccarat as baccarat_service
+from games.services import rollups
 from games.services import war as war_service
 from games.services.baccarat import coup_record
 from games.verify import derive_shoe
@@ -50,6 +51,7 @@ def _save(player, table, *, created_at=None, **fields) -> Round:
     if created_at is not None:  # auto_now_add ignores a given value
         Round.objects.filter(pk=rnd.pk).update(created_at=created_at)
         rnd.refresh_from_db()
+    rollups.record(rnd, before=None)  # the player's kept totals, as the round pipeline keeps them
     return rnd
 
 

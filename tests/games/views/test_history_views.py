@@ -17,6 +17,7 @@ from django.utils import timezone
 from games.baccarat.rules import play_coup, settle
 from games.cards import server_seed_hash
 from games.models import Round, Table
+from games.services import rollups
 from games.services.baccarat import coup_record
 from games.verify import derive_shoe
 from games.war.rules import play_war, settle_war
@@ -34,7 +35,7 @@ READER_PERMISSIONS = ["view_round", "view_user", "view_wallet"]
 def _save(player, table, **fields) -> Round:
     seq = (Round.objects.filter(player=player, table=table).aggregate(m=Max("seq"))["m"] or 0) + 1
     total_bet, total_return = sum(fields["bets"].values()), sum(fields["returns"].values())
-    return Round.objects.create(
+    rnd = Round.objects.create(
         player=player,
         table=table,
         version=table.current_version,
@@ -54,6 +55,8 @@ def _save(player, table, **fields) -> Round:
         settled_at=timezone.now(),
         **fields,
     )
+    rollups.record(rnd, before=None)  # the player's kept totals, as the round pipeline keeps them
+    return rnd
 
 
 def baccarat_round(player, *, winner="player", bets=None, seed="views", client_seed="lucky"):

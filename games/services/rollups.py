@@ -1,0 +1,153 @@
+"""The kept totals: a round's share of its player's day and session, written
+by the same transaction that stores or changes the round.
+
+Two totals, so no page and no bet sums a player's rounds:
+
+- ``PlayerDay``: per player, day in the player's own time zone, game and
+  result (win, lose, push, open, void), the rounds, stakes, returns and
+  open War raises. A loss limit's period, the play-safe page, the statement
+  and the history's totals read at most a month of days of these rows
+  (``selectors.rollups``); a void round counts as a round, not as money.
+- ``Profile.session_net``: returns less stakes of the rounds created since
+  the session started (``session_started_at``); a login starts it at 0.
+
+Every change to a round moves its share: ``place_round`` adds a new round's,
+a War decision swaps the open round's for the settled one's, a repair's void
+takes it away. A round's day is its ``created_at``'s date in the player's
+zone; a change of zone rebuilds the player's days (``rebuild_days``): the
+only write that reads the player's rounds, made from the play-safe page
+(which refuses it while a loss limit is set). ``manage.py audit_rollups``
+recomputes everything from the rounds and names any difference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import connection, transaction
+
+from games.models import PlayerDay, Profile, Round
+from games.rows import plain_cursor
+from games.selectors.rollups import recomputed_days, recomputed_session_nets, zone_named
+
+
+@dataclass(frozen=True)
+class Share:
+    """What one round adds to its day's row (the row of its game and
+    result) and to its session's net."""
+
+    game: str
+    result: str  # win, lose, push; open: a War tie waiting; void: refunded
+    rounds: int = 1
+    staked: int = 0
+    returned: int = 0
+    open_raise: int = 0
+
+    @property
+    def net(self) -> int:
+        return self.returned - self.staked
+
+    def negated(self) -> Share:
+        return Share(
+            self.game, self.result, -self.rounds, -self.staked, -self.returned, -self.open_raise
+        )
+
+
+def share(rnd: Round) -> Share:
+    """A round's share as it stands: a void round counts as a round, not as
+    money (every bet was refunded); a War tie waiting for its decision counts
+    its ante as the raise it may stake."""
+    if rnd.status == Round.Status.VOID:
+        return Share(rnd.game, VOID)
+    if rnd.status == Round.Status.OPEN:
+        raise_ = int(rnd.bets.get("ante", 0))
+        return Share(rnd.game, OPEN, 1, rnd.total_bet, rnd.total_return, raise_)
+    return Share(rnd.game, rnd.outcome, 1, rnd.total_bet, rnd.total_return)
+
+
+OPEN, VOID = "open", "void"
+
+Statement = tuple[str, list[Any]]
+
+
+def record(rnd: Round, *, before: Share | None, profile: Profile | None = None) -> None:
+    """Move a stored round's totals from ``before`` (its ``share`` before the
+    change; None: a round just stored) to what it is now (a War decision, a
+    void), in the transaction that changed it. ``profile`` is the player's
+    when the caller has it (its zone is read otherwise)."""
+    after = share(rnd)
+    if after == before:
+        return
+    if profile is None:
+        profile = Profile.objects.only("time_zone").get(user_id=rnd.player_id)
+    statements = [_day_upsert(rnd, after, profile)]
+    net = after.net
+    if before is not None:
+        statements.append(_day_upsert(rnd, before.negated(), profile))
+        net -= before.net
+    if net:
+        table = connection.ops.quote_name(Profile._meta.db_table)
+        term, values = session_term(rnd, net)
+        statements.append(
+            (f"UPDATE {table} SET {term} WHERE user_id = %s", [*values, rnd.player_id])  # noqa: S608 - names are ours
+        )
+    for sql, values in statements:
+        with plain_cursor() as cursor:
+            cursor.execute(sql, values)
+
+
+def new_round_statements(rnd: Round, profile: Profile) -> list[Statement]:
+    """What a new round adds to its player's day, as statements the round's
+    own (``wallet.post_round``) runs; its session's share goes in the
+    profile's UPDATE (``session_term``)."""
+    return [_day_upsert(rnd, share(rnd), profile)]
+
+
+def session_term(rnd: Round, net: int) -> Statement:
+    """The SET term of a profile UPDATE that moves the session's net by
+    ``net`` when the round belongs to the session in force: created at or
+    after its start (a login in between starts a new session at 0, without
+    the round)."""
+    return (
+        "session_net = session_net + CASE WHEN session_started_at <= %s THEN %s ELSE 0 END",
+        [connection.ops.adapt_datetimefield_value(rnd.created_at), net],
+    )
+
+
+def _day_upsert(rnd: Round, change: Share, profile: Profile) -> Statement:
+    """One upsert of the row of the round's day, game and result (PostgreSQL and SQLite alike)."""
+    day = rnd.created_at.astimezone(zone_named(profile.time_zone)).date()
+    table = connection.ops.quote_name(PlayerDay._meta.db_table)
+    sums = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in _COUNTED)
+    sql = (
+        f"INSERT INTO {table} (player_id, day, game, result, {', '.join(_COUNTED)}) "  # noqa: S608 - names are ours
+        f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+        f"ON CONFLICT (player_id, day, game, result) DO UPDATE SET {sums}"
+    )
+    values = [rnd.player_id, connection.ops.adapt_datefield_value(day), change.game, change.result]
+    return (sql, [*values, change.rounds, change.staked, change.returned, change.open_raise])
+
+
+_COUNTED = ("rounds", "staked", "returned", "open_raise")
+
+
+def rebuild_days(*, user: User) -> None:
+    """The player's day rows again from their rounds, in the zone the profile
+    has now (a change of zone moves every local midnight). The caller holds
+    the profile's lock; the player's rounds take it too, so none is missed."""
+    PlayerDay.objects.filter(player=user).delete()
+    PlayerDay.objects.bulk_create(recomputed_days(player_ids=[user.pk]), batch_size=500)
+
+
+@transaction.atomic
+def rebuild_all() -> None:
+    """Every kept total again from the rounds (``audit_rollups --rebuild``,
+    and rounds stored in bulk beside the pipeline). Run with the site
+    stopped: a round committing meanwhile could be counted twice or missed."""
+    PlayerDay.objects.all().delete()
+    PlayerDay.objects.bulk_create(recomputed_days(), batch_size=1_000)
+    Profile.objects.exclude(session_net=0).update(session_net=0)
+    for player_id, net in recomputed_session_nets().items():
+        Profile.objects.filter(user_id=player_id).update(session_net=net)

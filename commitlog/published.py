@@ -10,6 +10,8 @@ rather than show a forked log.
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 from django.conf import settings
 
@@ -25,8 +27,12 @@ class LogForked(RuntimeError):
 def keep(note: str) -> None:
     path = settings.CASINO_LOG_PUBLISHED_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.new")
-    partial.write_text(note, encoding="utf-8")
+    # A name of its own per writer: two integrators (threads or processes)
+    # may keep a checkpoint at once.
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".new")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(note)
+    partial = Path(name)
     old = last()
     new = tlog.parse_checkpoint_body(tlog.parse_note(note).body)
     if old is None or new.size >= old.size:

@@ -19,6 +19,7 @@ from games.baccarat import roads as core
 from games.baccarat.rules import Coup, play_coup, settle
 from games.cards import server_seed_hash
 from games.models import Round, Table
+from games.services import rollups
 from games.services.baccarat import coup_record
 from games.verify import derive_shoe
 
@@ -107,4 +108,5 @@ def settled_coup(
         **coup_record(coup, decks=table.decks),
         settled_at=settled_at or timezone.now(),
     )
+    rollups.record(rnd, before=None)  # the player's kept totals, as the round pipeline keeps them
     return rnd, coup

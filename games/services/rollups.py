@@ -22,7 +22,7 @@ recomputes everything from the rounds and names any difference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -30,28 +30,30 @@ from django.db import connection, transaction
 
 from games.models import PlayerDay, Profile, Round
 from games.rows import plain_cursor
-from games.selectors.rollups import recomputed_days, recomputed_session_nets, zone_named
+from games.selectors.rollups import (
+    Totals,
+    recomputed_days,
+    recomputed_session_nets,
+    zone_named,
+)
 
 
-@dataclass(frozen=True)
-class Share:
+@dataclass(frozen=True, kw_only=True)
+class Share(Totals):
     """What one round adds to its day's row (the row of its game and
     result) and to its session's net."""
 
     game: str
     result: str  # win, lose, push; open: a War tie waiting; void: refunded
     rounds: int = 1
-    staked: int = 0
-    returned: int = 0
-    open_raise: int = 0
-
-    @property
-    def net(self) -> int:
-        return self.returned - self.staked
 
     def negated(self) -> Share:
-        return Share(
-            self.game, self.result, -self.rounds, -self.staked, -self.returned, -self.open_raise
+        return replace(
+            self,
+            rounds=-self.rounds,
+            staked=-self.staked,
+            returned=-self.returned,
+            open_raise=-self.open_raise,
         )
 
 
@@ -60,11 +62,17 @@ def share(rnd: Round) -> Share:
     money (every bet was refunded); a War tie waiting for its decision counts
     its ante as the raise it may stake."""
     if rnd.status == Round.Status.VOID:
-        return Share(rnd.game, VOID)
+        return Share(game=rnd.game, result=VOID)
     if rnd.status == Round.Status.OPEN:
         raise_ = int(rnd.bets.get("ante", 0))
-        return Share(rnd.game, OPEN, 1, rnd.total_bet, rnd.total_return, raise_)
-    return Share(rnd.game, rnd.outcome, 1, rnd.total_bet, rnd.total_return)
+        return Share(
+            game=rnd.game,
+            result=OPEN,
+            staked=rnd.total_bet,
+            returned=rnd.total_return,
+            open_raise=raise_,
+        )
+    return Share(game=rnd.game, result=rnd.outcome, staked=rnd.total_bet, returned=rnd.total_return)
 
 
 OPEN, VOID = "open", "void"

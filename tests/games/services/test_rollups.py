@@ -155,14 +155,20 @@ def play(player, steps) -> None:
         assert kept_windows(player, clock) == windows_from_rounds(player, clock)
 
 
-def test_audit_rollups_names_a_total_written_wrong(make_player, capsys):
-    player = make_player(chips=1_000)
+def play_a_round(player, now: dt.datetime | None = None) -> None:
+    """10 chips on PLAYER at Baccarat Classic, through the round's pipeline."""
     baccarat_service.play(
         user=player,
         table=Table.objects.get(slug="baccarat-classic"),
         bets={"player": 10 * CHIP},
         slip_key="a",
+        now=now,
     )
+
+
+def test_audit_rollups_names_a_total_written_wrong(make_player, capsys):
+    player = make_player(chips=1_000)
+    play_a_round(player)
     call_command("audit_rollups")
     assert "kept totals ok" in capsys.readouterr().out
     PlayerDay.objects.filter(player=player).update(staked=1)
@@ -179,13 +185,7 @@ def test_a_zone_change_moves_the_rounds_to_the_new_local_days(make_player):
     the daily loss follow the zone the player has now."""
     player = make_player(chips=1_000)
     played = dt.datetime(2026, 4, 30, 23, 30, tzinfo=UTC)
-    baccarat_service.play(
-        user=player,
-        table=Table.objects.get(slug="baccarat-classic"),
-        bets={"player": 10 * CHIP},
-        slip_key="a",
-        now=played,
-    )
+    play_a_round(player, now=played)
     assert [m["month"] for m in reads.statement_months(player)] == ["2026-04"]
     play_safe.set_time_zone(user=player, name="Asia/Tokyo")
     assert [m["month"] for m in reads.statement_months(player)] == ["2026-05"]
@@ -197,12 +197,7 @@ def test_a_zone_change_moves_the_rounds_to_the_new_local_days(make_player):
 
 def test_audit_rollups_rebuild_writes_the_totals_again(make_player, capsys):
     player = make_player(chips=1_000)
-    baccarat_service.play(
-        user=player,
-        table=Table.objects.get(slug="baccarat-classic"),
-        bets={"player": 10 * CHIP},
-        slip_key="a",
-    )
+    play_a_round(player)
     PlayerDay.objects.filter(player=player).delete()
     with pytest.raises(CommandError):
         call_command("audit_rollups")

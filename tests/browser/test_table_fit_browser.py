@@ -58,7 +58,7 @@ window.__shifts = [];
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     window.__shifts.push({
-      value: entry.value,
+      value: entry.value, input: entry.hadRecentInput, t: Math.round(entry.startTime),
       nodes: (entry.sources || []).map((s) => s.node && (s.node.id || s.node.className || s.node.nodeName)),
     });
   }

@@ -23,6 +23,7 @@ from bench import needs
 needs.require("bench/load.py")
 
 import argparse  # noqa: E402 - after the check above
+import contextlib  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import queue  # noqa: E402
@@ -423,6 +424,14 @@ def run_phases(
         if got is None:
             raise LoadFailed(f"Locust gave no result: {tail(master, reports)}")
     finally:
+        # Once the master has ended (or failed to), the workers are told to
+        # stop at once: a Locust worker told to stop sleeps out
+        # --stop-timeout before it reads the master's quit.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            procs[0].wait(timeout=15)
+        for proc in procs[1:]:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
         for proc in procs:
             try:
                 proc.wait(timeout=15)

@@ -129,7 +129,7 @@ def test_locust_players_play_and_the_figures_are_locusts(site, tmp_path):
         "--players",
         "3",
         "--seconds",
-        "8",
+        "3",
         "--spawn-rate",
         "2",
         "--think",

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.error import HTTPError
 from urllib.parse import urlsplit
@@ -194,7 +195,13 @@ class MakeRun(Server):
     (DEBUG off), the reveal's pacing off, its static files in a folder of
     its own; stopped and deleted afterwards."""
 
-    def __init__(self, host: str, port: int, wait: float = 120) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        wait: float = 120,
+        set_up: Callable[[dict[str, str]], None] = set_up,
+    ) -> None:
         if port_open(host, port):
             raise SystemExit(f"something already listens on {host}:{port}; pick another --url")
         self.dir = Path(tempfile.mkdtemp(prefix="casino-make-run-"))

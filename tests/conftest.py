@@ -218,6 +218,13 @@ def worker_database(path: Path) -> Path:
     return path.with_stem(f"{path.stem}-{worker}") if worker else path
 
 
+def published_file(database: Path) -> Path:
+    """The checkpoint the server on ``database`` published (never make
+    run's ``db/log_published``: a fresh browser database would be a fork of
+    it, and make run's database one of the browser's)."""
+    return database.with_name(f"{database.stem}.log_published")
+
+
 @pytest.fixture(scope="session")
 def server_db(django_db_blocker):
     """The file database the server subprocess serves, open to the ORM here."""
@@ -234,6 +241,7 @@ def server_db(django_db_blocker):
         connections.close_all()
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
+        published_file(path).unlink(missing_ok=True)
         call_command("migrate", verbosity=0, interactive=False)
         yield path
         connections.close_all()
@@ -247,6 +255,7 @@ def live_url(server_db):
     env = {
         **os.environ,
         "CASINO_SQLITE_PATH": str(server_db),
+        "CASINO_LOG_PUBLISHED_FILE": str(published_file(server_db)),
         "CASINO_REVEAL_DELAY": os.environ.get("CASINO_REVEAL_DELAY", "0.15"),
         "CASINO_REVEAL_FAST_DELAY": "0.03",
         "DJANGO_DEBUG": "1",

@@ -6,39 +6,55 @@ subprocess for the length of a block."""
 
 from __future__ import annotations
 
-import atexit
+import fcntl
+import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from bench.stack import Server, free_port, make_run_command, production_env, set_up
 
-__all__ = ["free_port", "make_run_command", "production_env", "serving", "set_up_site"]
+__all__ = [
+    "free_port",
+    "make_run_command",
+    "production_env",
+    "run_folder",
+    "serving",
+    "set_up_site",
+]
 
 # What the set-up makes (a migrated database with the default tables and the
-# staff roles, the collected static files) depends on neither a site's
-# secret key nor its port: made once per test process, then copied for each
-# next site (migrate and collectstatic take seconds each).
-_made: dict[str, Path] = {}
+# staff roles, the collected static files, about 20 s: whitenoise compresses
+# every file) depends on neither a site's secret key nor its port: made once
+# per test run, by the first pytest-xdist worker that asks (the others wait
+# on a lock), then copied for each site.
 
 
-def set_up_site(env: dict[str, str]) -> None:
+def run_folder(tmp_path_factory) -> Path:
+    """A folder every worker of this pytest run shares (pytest's base
+    temporary folder, its workers' parent under pytest-xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def set_up_site(env: dict[str, str], tmp_path_factory) -> None:
     """``make run``'s set-up that a served site needs (bench/stack.py's
     ``set_up``), on the database and static folder ``env`` names."""
     database, static = Path(env["CASINO_SQLITE_PATH"]), Path(env["DJANGO_STATIC_ROOT"])
-    if not _made:
-        set_up(env)
-        kept = Path(tempfile.mkdtemp(prefix="casino-site-"))
-        atexit.register(shutil.rmtree, kept, True)
-        _copy_site(database, static, kept / database.name, kept / "static")
-        _made.update(database=kept / database.name, static=kept / "static")
-        return
-    _copy_site(_made["database"], _made["static"], database, static)
+    kept = run_folder(tmp_path_factory) / "casino-site"
+    with open(f"{kept}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (kept / "made").exists():
+            set_up(env)
+            _copy_site(database, static, kept / database.name, kept / "static")
+            (kept / "made").touch()
+            return
+    _copy_site(kept / database.name, kept / "static", database, static)
 
 
 def _copy_site(database: Path, static: Path, to_database: Path, to_static: Path) -> None:
+    to_database.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal"):  # SQLite's write-ahead log, if a set-up step left one
         if Path(f"{database}{suffix}").exists():
             shutil.copyfile(f"{database}{suffix}", f"{to_database}{suffix}")

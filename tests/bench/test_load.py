@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench.stack import MakeRun, free_port
+from tests.make_run import set_up_site
 
 requests = pytest.importorskip("requests")
 pytest.importorskip("websocket")
@@ -46,10 +47,13 @@ def load_on(site: tuple[str, str], *args: str):
 
 
 @pytest.fixture(scope="module")
-def site():
-    """``make run``'s server as ``bench/load.py --serve make-run`` starts it:
-    its URL and the SQLite file the ledger check reads."""
-    server = MakeRun("127.0.0.1", free_port())
+def site(tmp_path_factory):
+    """``make run``'s server as ``bench/load.py --serve make-run`` starts it
+    (its set-up made once per test run): its URL and the SQLite file the
+    ledger check reads."""
+    server = MakeRun(
+        "127.0.0.1", free_port(), set_up=lambda env: set_up_site(env, tmp_path_factory)
+    )
     yield server.url, server.env["CASINO_SQLITE_PATH"]
     server.stop()
 

@@ -20,7 +20,7 @@ HASHED_MODULE = re.compile(r"/static/js/[\w-]+\.[0-9a-f]{12}\.js$")
 @pytest.fixture(scope="module")
 def production_url(tmp_path_factory):
     env = make_run.production_env(tmp_path_factory.mktemp("production-modules"))
-    make_run.set_up_site(env)
+    make_run.set_up_site(env, tmp_path_factory)
     port = make_run.free_port()
     with make_run.serving(make_run.make_run_command("127.0.0.1", port), env, port) as url:
         yield url

@@ -49,7 +49,7 @@ def make_run(tmp_path_factory):
     env = production_env(tmp_path_factory.mktemp("front-door"))
     for name in ("CASINO_MAX_BODY_BYTES", "CASINO_SOCKETS_PER_ADDRESS"):
         env.pop(name, None)  # the defaults are what is tested
-    set_up_site(env)
+    set_up_site(env, tmp_path_factory)
     port = free_port()
     with serving(make_run_command("127.0.0.1", port), env, port) as url:
         yield url

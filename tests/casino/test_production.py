@@ -33,7 +33,7 @@ CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 @pytest.fixture(scope="module")
 def production_env(tmp_path_factory) -> dict[str, str]:
     env = make_run.production_env(tmp_path_factory.mktemp("production"))
-    make_run.set_up_site(env)
+    make_run.set_up_site(env, tmp_path_factory)
     return env
 
 

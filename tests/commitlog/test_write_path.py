@@ -4,11 +4,9 @@ gap and signs the tree; a leaf that cannot be stored refuses the round."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection, connections
+from django.db import connection
 
 from commitlog import integrator
 from commitlog.keys import log_key, pseudonym
@@ -17,6 +15,7 @@ from games import tlog
 from games.cards import server_seed_hash
 from games.models import Profile, Round, Table, Wallet
 from games.services import baccarat
+from tests.threads import at_once
 
 CHIP = 100
 
@@ -107,25 +106,12 @@ def test_the_audit_notices_a_rewritten_leaf(make_player):
 def test_two_integrators_at_once_make_one_tree_without_a_gap(make_player):
     for _ in range(40):
         make_player()
-    start = threading.Barrier(2)
-    errors: list[Exception] = []
 
-    def run() -> None:
-        try:
-            start.wait()
-            for _ in range(8):
-                integrator.integrate(batch=3)
-        except Exception as exc:  # surfaced by the assertion below
-            errors.append(exc)
-        finally:
-            connections.close_all()
+    def integrate(_: int) -> None:
+        for _ in range(8):
+            integrator.integrate(batch=3)
 
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert errors == []
+    assert at_once(2, integrate, seconds=60) == [None, None]
     indexes = sorted(Leaf.objects.values_list("leaf_index", flat=True))
     assert indexes == list(range(40))
     assert LogState.objects.get(pk=1).size == 40

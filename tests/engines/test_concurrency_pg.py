@@ -4,15 +4,14 @@ writer) keep the wallet right. Run by `make test-engines` with DATABASE_URL."""
 from __future__ import annotations
 
 import os
-import threading
 
 import pytest
-from django.db import connections
 
 from games.errors import GameError
 from games.models import LedgerEntry, Round, Table, Wallet
 from games.services.baccarat import place_bet
 from games.services.tables import save_table, table_snapshot
+from tests.threads import at_once
 
 # Decided at collection, before any database is set up: a skipped
 # transactional test would still flush the SQLite test database.
@@ -35,34 +34,11 @@ def losing_table() -> Table:
     return save_table(table=table, actor=None, before=before)
 
 
-def run_parallel(n: int, fn) -> list:
-    barrier = threading.Barrier(n)
-    results: list = [None] * n
-
-    def worker(i: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            results[i] = fn(i)
-        except GameError as exc:
-            results[i] = exc
-        except Exception as exc:  # reported by the assertions below
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return results
-
-
 def test_fifty_concurrent_bets_with_a_balance_for_ten_accept_exactly_ten(make_player):
     table = losing_table()
     user = make_player(chips=100)  # covers ten 10-chip bets
 
-    results = run_parallel(
+    results = at_once(
         50, lambda i: place_bet(user=user, table=table, bets={"tie": 1_000}, slip_key=f"slip-{i}")
     )
 
@@ -81,7 +57,7 @@ def test_the_same_bet_replayed_twenty_times_in_parallel_is_charged_once(make_pla
     table = Table.objects.get(slug="baccarat-classic")
     user = make_player(chips=1_000)
 
-    results = run_parallel(
+    results = at_once(
         20,
         lambda i: place_bet(user=user, table=table, bets={"banker": 5_000}, slip_key="same-slip"),
     )

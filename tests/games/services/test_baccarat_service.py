@@ -9,7 +9,6 @@ is set to use that seed for the next round.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 from collections.abc import Callable
 from functools import cache
@@ -17,7 +16,6 @@ from functools import cache
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import connections
 
 from games.baccarat.rules import Coup, play_coup
 from games.errors import BetRefused, GameError, InsufficientChips, TableClosed
@@ -26,6 +24,7 @@ from games.services import baccarat, bets
 from games.services.faults import InjectedFault, inject_fault
 from games.services.player_settings import change_client_seed
 from games.verify import derive_shoe
+from tests.threads import at_once
 
 CLIENT_SEED = "baccarat-tests"
 CHIP = 100
@@ -303,26 +302,13 @@ def test_the_same_slip_charges_once(make_player, classic):
 def test_two_concurrent_bets_with_the_same_slip_charge_once(make_player):
     user = make_player(chips=1_000)
     table = Table.objects.get(slug="baccarat-classic")
-    start = threading.Barrier(2)
-    results: list[object] = []
 
-    def bet() -> None:
-        try:
-            start.wait()
-            rnd = baccarat.place_bet(
-                user=user, table=table, bets={"banker": 100 * CHIP}, slip_key="double-click"
-            )
-            results.append(rnd.pk)
-        except Exception as exc:  # surfaced by the assertion below
-            results.append(exc)
-        finally:
-            connections.close_all()
+    def bet(_: int) -> int:
+        return baccarat.place_bet(
+            user=user, table=table, bets={"banker": 100 * CHIP}, slip_key="double-click"
+        ).pk
 
-    threads = [threading.Thread(target=bet) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
+    results = at_once(2, bet, seconds=30)
     assert len(results) == 2 and all(isinstance(r, int) for r in results), results
     assert results[0] == results[1]
     assert Round.objects.filter(player=user).count() == 1

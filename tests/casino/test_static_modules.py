@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -28,16 +26,10 @@ SPECIFIER = re.compile(
 
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """STATIC_ROOT after a production collectstatic, and its manifest."""
+    """STATIC_ROOT after ``make run``'s set-up (its collectstatic, debug
+    off), and its manifest."""
     env = make_run.production_env(tmp_path_factory.mktemp("modules"))
-    done = subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--no-input", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    make_run.set_up_site(env, tmp_path_factory)
     root = Path(env["DJANGO_STATIC_ROOT"])
     return root, json.loads((root / "staticfiles.json").read_text())["paths"]
 

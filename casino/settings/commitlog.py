@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from casino.settings.base import BASE_DIR
+from casino.settings.database import CASINO_SQLITE_PATH, DATABASE_URL
 from casino.settings.env import envint
 
 # The log's name: the checkpoint's origin line and its signing key's name.
@@ -14,9 +15,17 @@ CASINO_LOG_ORIGIN = os.environ.get("CASINO_LOG_ORIGIN", "casino.local/log")
 # `manage.py make_log_key` (`make setup`); readable by its owner only.
 CASINO_LOG_KEY_FILE = Path(os.environ.get("CASINO_LOG_KEY_FILE") or BASE_DIR / "db" / "log_key")
 # The newest checkpoint this site published, kept beside the database: a
-# restored database whose tree does not extend it is not served.
+# restored database whose tree does not extend it is not served. Another
+# SQLite file (a bench's, a test server's) keeps its own beside it, so that
+# it never makes make run's database look like a fork.
+_sqlite = Path(CASINO_SQLITE_PATH)
 CASINO_LOG_PUBLISHED_FILE = Path(
-    os.environ.get("CASINO_LOG_PUBLISHED_FILE") or BASE_DIR / "db" / "log_published"
+    os.environ.get("CASINO_LOG_PUBLISHED_FILE")
+    or (
+        BASE_DIR / "db" / "log_published"
+        if DATABASE_URL or _sqlite == BASE_DIR / "db" / "casino.sqlite3"
+        else _sqlite.with_name(f"{_sqlite.stem}.log_published")
+    )
 )
 # The witnesses whose cosignatures the site accepts and serves: a file of
 # verifier keys, one a line (`manage.py witness --key` prints one).

@@ -90,3 +90,24 @@ def test_kept_connections_and_the_pool_are_refused_together():
     )
     assert result.returncode != 0
     assert "CASINO_DB_POOL=0" in result.stderr
+
+
+def published_file(**env: str) -> str:
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.CASINO_LOG_PUBLISHED_FILE)"
+    )
+    env = {"CASINO_SQLITE_PATH": "", "CASINO_LOG_PUBLISHED_FILE": "", **env}
+    result = run_django(code, **env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_a_second_sqlite_site_never_shares_make_runs_published_checkpoint():
+    """A bench's or a test server's SQLite file publishes beside itself: in
+    make run's db/log_published its checkpoint would make make run's own
+    database look like a forked log, and make run would refuse to serve it."""
+    assert published_file() == str(ROOT / "db" / "log_published")
+    assert published_file(CASINO_SQLITE_PATH="/srv/x/bench.sqlite3") == "/srv/x/bench.log_published"
+    on_postgres = published_file(DATABASE_URL="postgres://u:p@127.0.0.1:5432/casino")
+    assert on_postgres == str(ROOT / "db" / "log_published")

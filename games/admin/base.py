@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from django.contrib import admin
 from django.db.models import Model
@@ -43,7 +44,7 @@ def sealed_fields(model: type[Model], related: bool | Sequence[str] = ()) -> lis
     for path in paths:
         target = model
         for step in path.split("__")[:-1]:
-            target = target._meta.get_field(step).related_model
+            target = cast("type[Model]", target._meta.get_field(step).related_model)
         names += [
             path + f.name for f in target._meta.concrete_fields if isinstance(f, SealedSeedField)
         ]

@@ -37,7 +37,7 @@ import datetime as dt
 import uuid
 from collections import Counter
 from importlib import import_module
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import structlog
 from channels.consumer import get_handler_name
@@ -72,13 +72,14 @@ def stored_expiry(session_key: str) -> dt.datetime | None:
     )
 
 
-async def _awaits_second_factor(scope: dict) -> bool:
+async def _awaits_second_factor(user: Any, session: SessionBase | None) -> bool:
     """A staff member's socket whose session has not given its code yet;
     players' sockets are answered without a trip to the database."""
-    user = scope["user"]
     if not (staff_otp_on() and (user.is_staff or user.is_superuser)):
         return False
-    return await database_sync_to_async(socket_awaits_second_factor)(user, scope["session"])
+    if session is None:
+        return True
+    return await database_sync_to_async(socket_awaits_second_factor)(user, session)
 
 
 class SessionBoundSocket(AsyncWebsocketConsumer):
@@ -106,7 +107,7 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         # (as django-structlog names an HTTP request).
         structlog.contextvars.bind_contextvars(socket_id=str(uuid.uuid4()), user_id=user_id)
         log.info("socket_connected", path=self.scope.get("path"))
-        if user_id is not None and await _awaits_second_factor(self.scope):
+        if user_id is not None and await _awaits_second_factor(user, self.scope.get("session")):
             log.info("socket_refused", reason="second factor")
             await self.close()  # a staff password alone plays nothing (casino/otp.py)
             return

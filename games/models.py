@@ -16,6 +16,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games.display import UNITS_PER_CHIP as UNITS_PER_CHIP  # re-exported
+from games.display import format_chips
 from games.sealing import SealedSeedField
 
 
@@ -43,7 +44,7 @@ class Wallet(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} ({self.balance / UNITS_PER_CHIP:g})"
+        return f"{self.user} ({format_chips(self.balance)})"
 
 
 class AppendOnlyError(Exception):

@@ -5,8 +5,10 @@ and no ASGI server we measured has a body limit: ``BodyLimit`` answers 413
 on a ``Content-Length`` over the limit before a byte is read, otherwise
 counts the bytes as they arrive and answers 413 as soon as they pass it,
 telling the application the client went away. A body that stalls
-``BODY_GAP_SECONDS`` between two pieces gets 408, one in too many pieces
-400. Why each: docs/front-door.md, "Body limit".
+``BODY_GAP_SECONDS`` between two pieces, or is still coming after
+``CASINO_BODY_SECONDS`` spent waiting for it in all (a byte every few
+seconds never stalls), gets 408; one in too many pieces 400. Why each:
+docs/front-door.md, "Body limit".
 """
 
 from __future__ import annotations
@@ -31,12 +33,21 @@ TOO_SLOW = "The request came too slowly. Please try again."
 class BodyLimit:
     """Refuse an HTTP request whose body is over ``limit`` bytes with 413,
     having read at most ``limit`` bytes of it, and one whose body stalls
-    ``body_gap`` seconds between two pieces with 408."""
+    ``body_gap`` seconds between two pieces, or takes longer than
+    ``body_seconds`` to arrive, with 408."""
 
-    def __init__(self, app, *, limit: int | None = None, body_gap: float = BODY_GAP_SECONDS):
+    def __init__(
+        self,
+        app,
+        *,
+        limit: int | None = None,
+        body_gap: float = BODY_GAP_SECONDS,
+        body_seconds: float | None = None,
+    ):
         self.app = app
         self.limit = limit  # None: CASINO_MAX_BODY_BYTES, read at each request
         self.body_gap = body_gap
+        self.body_seconds = body_seconds  # None: CASINO_BODY_SECONDS, read at each request
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -51,6 +62,13 @@ class BodyLimit:
             )
 
         max_pieces = max(MIN_PIECES, limit // 1024 * PIECES_PER_KIB)
+        # The body's deadline counts only the time spent waiting for its
+        # pieces: a request kept waiting for a seat (casino/frontdoor/page_seats.py)
+        # before the site reads its body loses none of it.
+        seconds_left = (
+            settings.CASINO_BODY_SECONDS if self.body_seconds is None else self.body_seconds
+        )
+        clock = asyncio.get_running_loop().time
         received = 0
         pieces = 0
         body_done = False
@@ -58,16 +76,20 @@ class BodyLimit:
         started = False
 
         async def counted_receive() -> Message:
-            nonlocal received, pieces, body_done, refusal
+            nonlocal received, pieces, body_done, refusal, seconds_left
             if refusal:
                 return {"type": "http.disconnect"}
             if body_done:  # Django waiting for a disconnect while the view runs
                 return await receive()
+            began = clock()
             try:
-                message = await asyncio.wait_for(receive(), self.body_gap)
+                message = await asyncio.wait_for(
+                    receive(), max(0.0, min(self.body_gap, seconds_left))
+                )
             except TimeoutError:
                 refusal = (408, TOO_SLOW)
             else:
+                seconds_left -= clock() - began
                 if message["type"] != "http.request":
                     return message
                 received += len(message.get("body", b""))

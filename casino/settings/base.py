@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): staff's second factor
+    "casino.otp.SecondFactorFirst",  # a staff session owing its code opens nothing else
     "django.contrib.messages.middleware.MessageMiddleware",
     "games.middleware.DemoSessionMiddleware",  # an expired demo: a new-demo page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -13,6 +13,8 @@ _HALF_THE_CORES = max(1, (os.cpu_count() or 2) // 2)
 # Body limit.
 CASINO_MAX_BODY_BYTES = envint("CASINO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = CASINO_MAX_BODY_BYTES
+# Seconds a request's body may take to arrive in all (408 after).
+CASINO_BODY_SECONDS = envfloat("CASINO_BODY_SECONDS", 30)
 
 # Hash pool and credential desk.
 PASSWORD_HASHERS = [

@@ -7,6 +7,9 @@ from casino.settings.env import envfloat, envint
 # In chips; the wallet stores minor units (1 chip = 100).
 CASINO_STARTING_CHIPS = envint("CASINO_STARTING_CHIPS", 10_000, minimum=0)
 CASINO_DAILY_TOPUP_CHIPS = envint("CASINO_DAILY_TOPUP_CHIPS", 1_000, minimum=0)
+# The most an operator credits a wallet in one adjustment (a typo's extra
+# zeros are refused, not paid).
+CASINO_MAX_CREDIT_CHIPS = envint("CASINO_MAX_CREDIT_CHIPS", 10_000_000, minimum=1)
 # Seconds between two cards of the reveal (normal and fast-forward).
 CASINO_REVEAL_DELAY = envfloat("CASINO_REVEAL_DELAY", 0.6)
 CASINO_REVEAL_FAST_DELAY = envfloat("CASINO_REVEAL_FAST_DELAY", 0.1)

@@ -15,7 +15,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from games.admin.base import ReadOnlyAdmin
+from games.admin.base import UNOPENED, ReadOnlyAdmin, opened_seed
 from games.cards import server_seed_hash
 from games.display import format_chips
 from games.models import LedgerEntry, Profile, Round, Wallet
@@ -146,7 +146,8 @@ class RoundAdmin(ReadOnlyAdmin):
     def revealed_seed(self, obj: Round) -> str:
         if is_open(obj):  # the round page's rule: its war is still to be dealt
             return str(_("Sealed until the round is over."))
-        return obj.server_seed
+        seed = opened_seed(obj, "server_seed")
+        return str(UNOPENED) if seed is None else seed
 
     @admin.display(description=_("bet (chips)"), ordering="total_bet")
     def bet_chips(self, obj: Round) -> str:
@@ -191,7 +192,8 @@ class ProfileAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("next server seed (SHA-256 only)"))
     def next_seed_hash(self, obj: Profile) -> str:
-        return server_seed_hash(bytes.fromhex(obj.next_server_seed))
+        seed = opened_seed(obj, "next_server_seed")
+        return str(UNOPENED) if seed is None else server_seed_hash(bytes.fromhex(seed))
 
     @admin.display(description=_("personal max bet (chips)"))
     def personal_max_bet_chips(self, obj: Profile) -> str:

@@ -21,7 +21,9 @@ consumer's bases. For a logged-in socket it
   session even if one was already on its way;
 * refuses the handshake of a player who already holds
   ``CASINO_SOCKETS_PER_PLAYER`` table sockets in this process (the guard's
-  cap per address does not stop one account using many addresses).
+  cap per address does not stop one account using many addresses);
+* refuses the handshake of a staff member whose session still owes its
+  second factor (casino/otp.py).
 
 The socket closes with ``SESSION_END_CLOSE_CODE``; the page's next load
 takes the player to the login page.
@@ -35,7 +37,7 @@ import datetime as dt
 import uuid
 from collections import Counter
 from importlib import import_module
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import structlog
 from channels.consumer import get_handler_name
@@ -47,6 +49,7 @@ from django.contrib.sessions.backends.base import SessionBase, UpdateError
 from django.utils import timezone
 
 from casino import metrics
+from casino.otp import socket_awaits_second_factor, staff_otp_on
 from games.services.faults import maybe_fail
 from games.services.sockets import session_group, user_group
 
@@ -67,6 +70,16 @@ def stored_expiry(session_key: str) -> dt.datetime | None:
     return (
         model.objects.filter(session_key=session_key).values_list("expire_date", flat=True).first()
     )
+
+
+async def _awaits_second_factor(user: Any, session: SessionBase | None) -> bool:
+    """A staff member's socket whose session has not given its code yet;
+    players' sockets are answered without a trip to the database."""
+    if not (staff_otp_on() and (user.is_staff or user.is_superuser)):
+        return False
+    if session is None:
+        return True
+    return await database_sync_to_async(socket_awaits_second_factor)(user, session)
 
 
 class SessionBoundSocket(AsyncWebsocketConsumer):
@@ -94,6 +107,10 @@ class SessionBoundSocket(AsyncWebsocketConsumer):
         # (as django-structlog names an HTTP request).
         structlog.contextvars.bind_contextvars(socket_id=str(uuid.uuid4()), user_id=user_id)
         log.info("socket_connected", path=self.scope.get("path"))
+        if user_id is not None and await _awaits_second_factor(user, self.scope.get("session")):
+            log.info("socket_refused", reason="second factor")
+            await self.close()  # a staff password alone plays nothing (casino/otp.py)
+            return
         cap = settings.CASINO_SOCKETS_PER_PLAYER
         if user_id is not None and cap and self.open_by_player[user_id] >= cap:
             log.info("socket_refused", reason="sockets per player", cap=cap)

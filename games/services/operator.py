@@ -12,13 +12,14 @@ open tables close at once and a reactivated account starts from a new login.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from games.display import format_chips
 from games.errors import GameError
-from games.models import Wallet
+from games.models import UNITS_PER_CHIP, Wallet
 from games.services.staff import DEACTIVATE, REACTIVATE, set_account_active
 from games.services.wallet import adjust_balance, refuse_demo_wallet
 
@@ -26,8 +27,9 @@ __all__ = ["DEACTIVATE", "REACTIVATE", "check_adjustment", "do_adjustments", "se
 
 
 def check_adjustment(*, wallet: Wallet, amount: int = 0, actor: User | None = None) -> None:
-    """Refuse a demo wallet (whatever the amount), and a debit larger than
-    the player's balance, naming both.
+    """Refuse a demo wallet (whatever the amount), a credit over
+    ``CASINO_MAX_CREDIT_CHIPS`` and a debit larger than the player's
+    balance, naming each.
 
     Demo chips are the visitor's to refill; and a demo is deleted a day after
     its last use, which would leave the adjustment's audit entry naming
@@ -46,6 +48,16 @@ def check_adjustment(*, wallet: Wallet, amount: int = 0, actor: User | None = No
             )
             % {"player": wallet.user},
             code="staff_wallet",
+        )
+    most = settings.CASINO_MAX_CREDIT_CHIPS * UNITS_PER_CHIP
+    if amount > most:
+        raise GameError(
+            _(
+                "A credit is at most %(most)s chips at a time (CASINO_MAX_CREDIT_CHIPS). "
+                "Nothing was changed."
+            )
+            % {"most": format_chips(most)},
+            code="credit_limit",
         )
     if amount < 0 and -amount > wallet.balance:
         raise GameError(

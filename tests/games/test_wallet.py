@@ -145,3 +145,11 @@ def test_concurrent_debits_and_credits_lose_no_update(make_player):
     assert not rows.filter(balance_after__lt=0).exists()
     assert refused, "the load should have hit zero at least once"
     call_command("audit_ledger")
+
+
+def test_a_wallet_names_its_balance_in_grouped_whole_chips(make_player):
+    """As the console's titles and lists show it: never ``1.10007e+08``."""
+    wallet = Wallet.objects.get(user=make_player("alice", chips=110_007_000))
+    assert str(wallet) == "alice (110,007,000)"
+    wallet.balance = 1_050
+    assert str(wallet) == "alice (10.50)"

@@ -18,7 +18,9 @@ from django.utils import timezone
 from django_otp.oath import totp
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from games.models import Round
 from tests.casino.test_settings import run_django
+from tests.security.conftest import books_unchanged
 from tests.security.totp import code_now, enrolled, wrong_code
 
 User = get_user_model()
@@ -293,6 +295,54 @@ def test_the_admin_never_shows_a_devices_key_to_another_operator(otp_on, db):
     assert device.key not in change.content.decode()
     config = reverse("admin:otp_totp_totpdevice_config", args=[device.pk])
     assert client.get(config).status_code == 403
+
+
+# --- the player's side of the site ---------------------------------------------
+
+
+def test_a_staff_password_at_the_players_login_leads_to_the_code_and_nothing_else(otp_on, db):
+    device = enrolled(staff())
+    client = Client()
+    response = client.post(
+        reverse("login"), {"username": "pit-boss", "password": PASSWORD}, follow=True, **EN
+    )
+    assert response.redirect_chain[-1][0] == code_page("/")
+    assert 'data-testid="staff-otp-verify"' in response.content.decode()
+    for url in (
+        reverse("lobby"),
+        reverse("baccarat_table", args=["baccarat-classic"]),
+        reverse("war_table", args=["casino-war"]),
+        reverse("history"),
+        reverse("play_safe"),
+    ):
+        response = client.get(url, **EN)
+        assert response.status_code == 302 and response["Location"] == code_page(url), url
+    # Signing out needs no code.
+    other = Client()
+    other.post(reverse("login"), {"username": "pit-boss", "password": PASSWORD}, **EN)
+    response = other.post(reverse("logout"), **EN)
+    assert response.status_code == 302 and "_auth_user_id" not in other.session
+    # The code opens the site where the staff member was going.
+    response = client.post(code_page("/"), {"code": code_now(device)}, **EN)
+    assert response.status_code == 302 and response["Location"] == "/"
+    assert client.get(reverse("lobby"), **EN).status_code == 200
+
+
+def test_a_staff_session_without_its_code_places_no_bet(otp_on, make_player):
+    member = make_player("pit-boss", chips=1_000, is_staff=True)
+    device = enrolled(member)
+    client = signed_in(member)
+    slip = {"slip_key": "s1", "player": "10"}
+    bet_url = reverse("baccarat_bet", args=["baccarat-classic"])
+    with books_unchanged():
+        response = client.post(bet_url, slip, HTTP_HX_REQUEST="true", **EN)
+        assert response.status_code == 204 and response["HX-Redirect"] == code_page("/")
+        deal = client.post(reverse("war_deal", args=["casino-war"]), {"ante": "10"}, **EN)
+        assert deal.status_code == 302 and deal["Location"] == code_page("/")
+    # With the code given, the same slip plays.
+    client.post(code_page("/"), {"code": code_now(device)}, **EN)
+    assert client.post(bet_url, slip, HTTP_HX_REQUEST="true", **EN).status_code == 200
+    assert Round.objects.filter(player=member).count() == 1
 
 
 # --- players -----------------------------------------------------------------

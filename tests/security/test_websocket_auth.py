@@ -17,6 +17,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.models import Session
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from casino.asgi import application
@@ -25,6 +27,7 @@ from games.services import baccarat as baccarat_service
 from games.services import war as war_service
 from tests.games.consumers.conftest import session_id
 from tests.security.conftest import CLIENT_SEED, read_books, war_seed
+from tests.security.totp import code_now, enrolled
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -110,6 +113,29 @@ async def test_an_origin_listed_as_trusted_is_let_in(make_player, settings):
     await communicator.disconnect()
     for origin in (b"http://casino.example", b"https://casino.example:8443"):
         assert await refused(socket(BACCARAT_SOCKET, session=key, origin=origin)), origin
+
+
+def staff_session(user, *, with_code: bool) -> str:
+    """The session cookie of a staff member past the password, and past the
+    authenticator's code too if ``with_code``."""
+    client = Client()
+    client.force_login(user)
+    if with_code:
+        client.post(reverse("staff_otp_verify"), {"code": code_now(enrolled(user))})
+    return client.cookies["sessionid"].value
+
+
+@pytest.mark.parametrize("path", SOCKETS)
+async def test_a_staff_session_owing_its_code_gets_no_socket(make_player, settings, path):
+    """A staff password alone plays nothing over a socket either (casino/otp.py)."""
+    settings.CASINO_STAFF_OTP = True
+    member = await database_sync_to_async(make_player)("pit-boss", is_staff=True)
+    key = await database_sync_to_async(staff_session)(member, with_code=False)
+    assert await refused(socket(path, session=key))
+    key = await database_sync_to_async(staff_session)(member, with_code=True)
+    communicator = socket(path, session=key)
+    assert (await communicator.connect(timeout=3))[0]
+    await communicator.disconnect()
 
 
 @pytest.mark.parametrize("path", SOCKETS)

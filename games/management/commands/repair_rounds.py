@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from games.models import UNITS_PER_CHIP
+from games.display import format_chips
 from games.services import repair
 
 
@@ -25,7 +25,7 @@ class Command(BaseCommand):
         for problem in problems:
             line = (
                 f"round {problem.round_id} ({problem.player}): {problem.reason}; "
-                f"ledger moved {problem.ledger_net / UNITS_PER_CHIP:g} chips"
+                f"ledger moved {format_chips(problem.ledger_net)} chips"
             )
             if options["refund"]:
                 done = repair.refund(problem)

@@ -90,3 +90,35 @@ def test_a_superuser_adjusts_a_staff_wallet_but_not_their_own(op_client, operato
 def test_an_id_beyond_any_integer_is_no_wallet_not_an_error(op_client):
     shown = op_client.get(reverse("admin:games_wallet_adjust") + "?ids=99999999999999999999")
     assert shown.status_code == 302
+
+
+def test_a_credit_over_the_most_per_adjustment_is_refused_with_nothing_changed(
+    op_client, make_player
+):
+    wallet = Wallet.objects.get(user=make_player("alice", chips=7_000))
+    rows = LedgerEntry.objects.count()
+    over = {"direction": "credit", "amount": "10000000.01", "reason": "typo"}
+    answer = op_client.post(adjust_url(wallet), over, **EN)
+    assert answer.status_code == 400  # the form again, with its refusal
+    assert "A credit is at most 10,000,000 chips at a time" in answer.content.decode()
+    assert Wallet.objects.get(pk=wallet.pk).balance == 7_000 * 100
+    assert LedgerEntry.objects.count() == rows
+    assert not AuditEntry.objects.exists()
+    # The most itself is credited, and the wallet's page writes the balance
+    # in grouped whole chips, as everywhere else (it read "1.0007e+07").
+    most = {"direction": "credit", "amount": "10000000", "reason": "jackpot"}
+    page = op_client.post(adjust_url(wallet), most, follow=True, **EN).content.decode()
+    assert Wallet.objects.get(pk=wallet.pk).balance == 10_007_000 * 100
+    assert "alice (10,007,000)" in page
+    assert "e+" not in str(Wallet.objects.get(pk=wallet.pk))
+
+
+def test_the_most_per_credit_is_a_setting(op_client, make_player, settings):
+    settings.CASINO_MAX_CREDIT_CHIPS = 500
+    wallet = Wallet.objects.get(user=make_player("bob", chips=0))
+    answer = op_client.post(
+        adjust_url(wallet), {"direction": "credit", "amount": "501", "reason": "x"}, **EN
+    )
+    assert "A credit is at most 500 chips at a time" in answer.content.decode()
+    op_client.post(adjust_url(wallet), {"direction": "credit", "amount": "500", "reason": "x"})
+    assert Wallet.objects.get(pk=wallet.pk).balance == 500 * 100

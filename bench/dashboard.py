@@ -24,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.throwaway import interleaved_medians, keep_totals, make_rounds, set_up_django
 
-# The dashboard asks staff for a second factor unless told not to.
-set_up_django("casino-bench-dashboard-", CASINO_STAFF_OTP="0")
+# The dashboard asks staff for a second factor unless told not to; no log
+# integrator thread writing beside the bulk inserts.
+set_up_django("casino-bench-dashboard-", CASINO_STAFF_OTP="0", CASINO_LOG_INTEGRATE_SECONDS="0")
 
 from django.contrib.auth import get_user_model  # noqa: E402 - after Django's set-up
 from django.db import connection, transaction  # noqa: E402
@@ -79,7 +80,8 @@ def main() -> None:
         open_account(user=user)
         players.append(user)
     assert [p.pk for p in players] == list(range(players[0].pk, players[0].pk + PLAYERS))
-    small, big = Table.objects.get(slug="baccarat-social"), Table.objects.get(slug="baccarat-classic")
+    small = Table.objects.get(slug="baccarat-social")
+    big = Table.objects.get(slug="baccarat-classic")
     fill(small, players, SMALL)
     fill(big, players, BIG)
     keep_totals()

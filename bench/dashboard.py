@@ -10,6 +10,11 @@ to the same six players in turn: copies of a few rounds dealt from real
 shoes, made in one INSERT ... SELECT per table, and the kept totals rebuilt
 from them. A signed-in superuser asks for the dashboard of one table
 (``?table=``) over the last 24 hours and the last 30 days.
+
+Then what keeping the table's hour adds to a round: Baccarat rounds played
+through the service (no sockets), in turn with and without the hour's
+upsert among the round's statements (``round_hour_ratio``; the hours are
+left wrong by the rounds without, on a site thrown away).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import os
 import sys
 import time
+from itertools import count
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -33,7 +39,8 @@ from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
-from games.models import Round, Table  # noqa: E402
+from games.models import Round, Table, TableHour  # noqa: E402
+from games.services import baccarat, rollups  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 
 SMALL = 10_000
@@ -70,6 +77,37 @@ def fill(table: Table, players: list, count: int) -> None:
             f"FROM n JOIN k ON k.kind = n.i %% %s",
             [count - KINDS, table.pk, first_player, PLAYERS, spacing, KINDS],
         )
+
+
+def round_cost(user, table: Table, repeat: int) -> tuple[float, float]:
+    """Median milliseconds of a Baccarat round with its table's hour kept,
+    and without (the hour's upsert left out of the round's statements)."""
+    keep = rollups.new_round_statements
+    hours = TableHour._meta.db_table
+
+    def without_hour(rnd, profile):
+        return [(sql, values) for sql, values in keep(rnd, profile) if hours not in sql]
+
+    keys = count()
+
+    def play() -> None:
+        baccarat.play(
+            user=user,
+            table=table,
+            bets={"player": 100},
+            slip_key=f"r{next(keys)}",
+            notify_sockets=False,
+        )
+
+    def play_without() -> None:
+        rollups.new_round_statements = without_hour
+        try:
+            play()
+        finally:
+            rollups.new_round_statements = keep
+
+    with_ms, without_ms = interleaved_medians([play, play_without], repeat)
+    return with_ms, without_ms
 
 
 def main() -> None:
@@ -115,6 +153,12 @@ def main() -> None:
         "dashboard_30d_ms_small": round(month_small, 2),
         "dashboard_30d_ms_big": round(month_big, 2),
         "dashboard_30d_ratio": round(month_big / month_small, 3),
+    }
+    with_ms, without_ms = round_cost(players[0], big, 5 * repeat)
+    result |= {
+        "round_ms_with_hour": round(with_ms, 3),
+        "round_ms_without_hour": round(without_ms, 3),
+        "round_hour_ratio": round(with_ms / without_ms, 3),
         "loadavg": os.getloadavg()[0],
     }
     print(json.dumps(result))

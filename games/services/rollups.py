@@ -1,5 +1,6 @@
-"""The kept totals: a round's share of its player's day and session, written
-by the same transaction that stores or changes the round.
+"""The kept totals: a round's share of its player's day and session and of
+its table's hour, written by the same transaction that stores or changes
+the round.
 
 Three totals, so no page, no bet and no operator's figure sums rounds:
 
@@ -18,9 +19,10 @@ Three totals, so no page, no bet and no operator's figure sums rounds:
 Every change to a round moves its share: ``place_round`` adds a new round's,
 a War decision swaps the open round's for the settled one's, a repair's void
 takes it away. A round's day is its ``created_at``'s date in the player's
-zone, its hour the ``created_at``'s UTC hour; a change of zone rebuilds the player's days (``rebuild_days``): the
-only write that reads the player's rounds, made from the play-safe page
-(which refuses it while a loss limit is set). ``manage.py audit_rollups``
+zone, its hour the ``created_at``'s UTC hour. A change of zone rebuilds the
+player's days (``rebuild_days``): the only write that reads the player's
+rounds, made from the play-safe page (which refuses it while a loss limit
+is set). ``manage.py audit_rollups``
 recomputes everything from the rounds and names any difference.
 """
 

@@ -30,7 +30,6 @@ _keys = tempfile.mkdtemp(prefix="bench-log-keys-")
 set_up_django(
     "bench-log-",
     CASINO_LOG_KEY_FILE=f"{_keys}/log_key",
-    CASINO_LOG_PUBLISHED_FILE=f"{_keys}/log_published",
     CASINO_LOG_INTEGRATE_SECONDS="0",
 )
 

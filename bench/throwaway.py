@@ -108,8 +108,9 @@ def set_up_django(prefix: str, *, keep_database_url: bool = False, **env: str) -
     """Django on a migrated SQLite file in a folder of its own, deleted when
     the bench exits, with the test client's host let in and ``env`` on top;
     ``keep_database_url``: a ``DATABASE_URL`` and ``REDIS_URL`` in the
-    environment are used when set. Call it before importing what needs the
-    apps."""
+    environment are used when set. The commitment log's published
+    checkpoint is kept in the folder too. Call it before importing what
+    needs the apps."""
     folder = tempfile.mkdtemp(prefix=prefix)
     if not keep_database_url:
         for name in ("DATABASE_URL", "REDIS_URL"):
@@ -118,9 +119,15 @@ def set_up_django(prefix: str, *, keep_database_url: bool = False, **env: str) -
         os.environ["CASINO_SQLITE_PATH"] = str(Path(folder) / "bench.sqlite3")
     os.environ.setdefault("DJANGO_LOG_LEVEL", "ERROR")
     os.environ.update(
-        DJANGO_SETTINGS_MODULE="casino.settings",
-        DJANGO_ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
-        **env,
+        {
+            "DJANGO_SETTINGS_MODULE": "casino.settings",
+            "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
+            # The throwaway log's checkpoint stays in the throwaway folder: the
+            # default (db/log_published) is the development site's, and a
+            # smaller tree published there would stop it serving its log.
+            "CASINO_LOG_PUBLISHED_FILE": str(Path(folder) / "log_published"),
+            **env,
+        }
     )
     import django  # noqa: PLC0415 - the settings' environment is set just above
     from django.core.management import call_command  # noqa: PLC0415

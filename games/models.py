@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.display import UNITS_PER_CHIP as UNITS_PER_CHIP  # re-exported
 from games.display import format_chips
+from games.presets import BACCARAT_AREAS, WAR_AREAS
 from games.sealing import SealedSeedField
 
 
@@ -406,6 +407,53 @@ class PlayerDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} {self.day} {self.game} {self.result}"
+
+
+class TableHour(models.Model):
+    """A table's rounds of one UTC hour, per paytable version and player:
+    kept by each round's own transaction (games/services/rollups.py), so the
+    operator dashboard reads a window of hours, never the rounds. Demo play
+    is left out, as from every house figure.
+
+    An hour is a whole UTC hour: the dashboard's days are whole hours of
+    them only while the site's zone (``TIME_ZONE``, UTC) is a whole number
+    of hours from UTC."""
+
+    # The areas a player stakes on (each game's), whose stakes weigh the
+    # theoretical hold: a stake on ``player`` is kept in ``on_player``.
+    AREAS: tuple[str, ...] = (*BACCARAT_AREAS, *WAR_AREAS)
+
+    hour = models.DateTimeField(_("hour (UTC)"))
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(TableVersion, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # Settled rounds and their money; a void round counts nowhere (refunded).
+    rounds = models.IntegerField(_("settled rounds"), default=0)
+    staked = models.BigIntegerField(_("staked (units)"), default=0)
+    returned = models.BigIntegerField(_("returned (units)"), default=0)
+    # Settled rounds and War ties waiting for a decision: the player sat in
+    # this hour when it is above 0.
+    seated = models.IntegerField(_("rounds sat in"), default=0)
+    on_player = models.BigIntegerField(default=0)
+    on_banker = models.BigIntegerField(default=0)
+    on_tie = models.BigIntegerField(default=0)
+    on_player_pair = models.BigIntegerField(default=0)
+    on_banker_pair = models.BigIntegerField(default=0)
+    on_ante = models.BigIntegerField(default=0)
+    on_tie_bet = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("table hour")
+        verbose_name_plural = _("table hours")
+        constraints = [
+            # Hour first: the dashboard reads a window of hours, of every table or one.
+            models.UniqueConstraint(
+                fields=["hour", "table", "version", "player"], name="table_hour_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id} v{self.version_id} {self.hour:%Y-%m-%d %H:00} {self.player_id}"
 
 
 class AuditEntry(models.Model):

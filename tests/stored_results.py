@@ -70,11 +70,12 @@ def settled_coup(
     wanted: Callable[[Coup], bool] = lambda coup: True,
     settled_at: dt.datetime | None = None,
     status: str = Round.Status.SETTLED,
+    created_at: dt.datetime | None = None,
 ) -> tuple[Round, Coup]:
     """A Baccarat coup dealt from a real shoe at the table and stored as the
-    Baccarat service would store it (settled unless told): the player's next
-    seq, a server seed of its own, the first nonce from the seq up whose coup
-    is ``wanted``."""
+    Baccarat service would store it (settled unless told, played now unless
+    told): the player's next seq, a server seed of its own, the first nonce
+    from the seq up whose coup is ``wanted``."""
     table = Table.objects.get(slug=slug)
     version = table.current_version
     seq = (Round.objects.filter(player=player, table=table).aggregate(m=Max("seq"))["m"] or 0) + 1
@@ -107,6 +108,7 @@ def settled_coup(
         ),
         **coup_record(coup, decks=table.decks),
         settled_at=settled_at or timezone.now(),
+        created_at=created_at or timezone.now(),
     )
     rollups.record(rnd, before=None)  # the player's kept totals, as the round pipeline keeps them
     return rnd, coup

@@ -5,7 +5,9 @@ chosen period) for the dashboard's charts.
 
 Reads only. The odds come from the pure core (``games.baccarat.odds``,
 ``games.war.odds``); they are exact ``Fraction``s and are turned into
-percentages only for display.
+percentages only for display. The takings are read from the kept hours
+(``TableHour``, written by each round's transaction: games/services/rollups.py),
+a window of hours whatever the table's history, demo play left out.
 """
 
 from __future__ import annotations
@@ -18,9 +20,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from django.db.models import BigIntegerField, Count, Q, Sum
-from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, TruncDay, TruncHour
+from django.db.models import Count, QuerySet, Sum
+from django.db.models.functions import TruncDay, TruncHour
 from django.db.models.functions.datetime import TruncBase
 from django.utils import timezone
 from django.utils.functional import Promise
@@ -28,9 +29,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.baccarat.odds import rtp
-from games.models import Round, Table, TableVersion
+from games.models import Table, TableHour, TableVersion
 from games.presets import BACCARAT_AREAS, WAR_AREAS, WAR_PAYS
-from games.selectors.demo import real_rounds
 from games.war.odds import exact_edge
 
 # The multipliers an operator edits, per game, in the order they are shown.
@@ -256,58 +256,61 @@ class TableTakings(Holds):
         return self.bet - self.returned
 
 
-def takings(*, since: dt.datetime, until: dt.datetime | None = None) -> list[TableTakings]:
-    """Every table's settled rounds started in [since, until): counts, sums,
-    actual hold, theoretical hold and distinct players.
+def takings(*, since: dt.datetime, table: Table | None = None) -> list[TableTakings]:
+    """Every table's (or the one given) settled rounds from the UTC hour of
+    ``since`` on: counts, sums, actual hold, theoretical hold and distinct
+    players (who sat in: settled or open rounds)."""
+    figures = _figures(_hours(table).filter(hour__gte=_hour_of(since)), ("table_id",))
+    return [TableTakings(table=t, **figures.get((t.pk,), {})) for t in _tables(table)]
 
-    Sums run in the database (per table, and per version for the stakes by
-    area, reading the bets JSON), so a busy week is a handful of grouped
-    queries, not a loop over rounds.
-    """
-    period = Q(created_at__gte=since)
-    if until is not None:
-        period &= Q(created_at__lt=until)
-    rounds = real_rounds(Round.objects.filter(period))
-    settled = rounds.filter(status=Round.Status.SETTLED)
-    money: dict[int, dict[str, Any]] = {
-        row["table_id"]: row
-        for row in settled.values("table_id").annotate(
-            n=Count("id"), bet=Sum("total_bet"), ret=Sum("total_return")
+
+def _figures(hours: QuerySet[TableHour], by: tuple[str, ...]) -> dict[tuple[Any, ...], Any]:
+    """The takings' figures of kept hours grouped ``by`` (the table, or the
+    table and a bucket), as keyword arguments of ``TableTakings`` or
+    ``SeriesPoint``: the sums grouped per version too in the database (its
+    stakes by area weigh the version's theoretical hold), and the distinct
+    players apart, two grouped queries whatever the table's history."""
+    stakes = {area: Sum(f"on_{area}") for area in TableHour.AREAS}
+    by_version = list(
+        hours.values(*by, "version_id").annotate(
+            n=Sum("rounds"), bet=Sum("staked"), ret=Sum("returned"), **stakes
         )
-    }
-    players = dict(
-        rounds.exclude(status=Round.Status.VOID)
-        .values("table_id")
-        .annotate(p=Count("player_id", distinct=True))
-        .values_list("table_id", "p")
     )
-    areas = sorted({a for keys in LIMIT_AREAS.values() for a in keys})
-    stake_sums = {area: Sum(Cast(KT(f"bets__{area}"), BigIntegerField())) for area in areas}
-    by_version = settled.values("table_id", "version_id").annotate(**stake_sums)
     versions = TableVersion.objects.select_related("table").in_bulk(
         {row["version_id"] for row in by_version}
     )
-    loss: dict[int, Fraction] = {}
+    out: dict[tuple[Any, ...], Any] = {}
+
+    def at(row: Mapping[str, Any]) -> dict[str, Any]:
+        zero = {"rounds": 0, "bet": 0, "returned": 0, "players": 0, "theoretical_loss": Fraction()}
+        return out.setdefault(tuple(row[key] for key in by), zero)
+
     for row in by_version:
-        stakes = {area: row[area] or 0 for area in areas}
-        version = versions[row["version_id"]]
-        loss[row["table_id"]] = loss.get(row["table_id"], Fraction(0)) + expected_loss(
-            version=version, stakes=stakes
+        sums = at(row)
+        sums["rounds"] += row["n"] or 0
+        sums["bet"] += row["bet"] or 0
+        sums["returned"] += row["ret"] or 0
+        sums["theoretical_loss"] += expected_loss(
+            version=versions[row["version_id"]],
+            stakes={area: row[area] or 0 for area in TableHour.AREAS},
         )
-    out = []
-    for table in Table.objects.order_by("position", "id"):
-        sums = money.get(table.pk)
-        out.append(
-            TableTakings(
-                table=table,
-                rounds=sums["n"] if sums else 0,
-                bet=(sums["bet"] or 0) if sums else 0,
-                returned=(sums["ret"] or 0) if sums else 0,
-                players=players.get(table.pk, 0),
-                theoretical_loss=loss.get(table.pk, Fraction(0)),
-            )
-        )
+    seated = hours.filter(seated__gt=0).values(*by).annotate(p=Count("player_id", distinct=True))
+    for row in seated:
+        at(row)["players"] = row["p"]
     return out
+
+
+def _hour_of(moment: dt.datetime) -> dt.datetime:
+    return moment.astimezone(dt.UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def _hours(table: Table | None) -> QuerySet[TableHour]:
+    return TableHour.objects.all() if table is None else TableHour.objects.filter(table=table)
+
+
+def _tables(table: Table | None) -> QuerySet[Table]:
+    tables = Table.objects.order_by("position", "id")
+    return tables if table is None else tables.filter(pk=table.pk)
 
 
 @dataclass(frozen=True)
@@ -423,54 +426,24 @@ def table_series(
     """Per table (or the one given), one point per hour or day of ``period``.
 
     Grouped in the database by table, bucket and (for the theoretical hold)
-    paytable version, as ``takings`` does for a whole period."""
+    paytable version over the kept hours, as ``takings`` does for a whole
+    period. A day is the site zone's: whole UTC hours while that zone is a
+    whole number of hours from UTC (settings use UTC)."""
     chosen = PERIODS[period]
     now = now or timezone.now()
     starts = bucket_starts(chosen, now)
     ends = [_bucket_end(chosen, start) for start in starts]
     bucket: TruncBase
     if chosen.unit == "hour":
-        bucket = TruncHour("created_at", tzinfo=dt.UTC)
+        bucket = TruncHour("hour", tzinfo=dt.UTC)
     else:
-        bucket = TruncDay("created_at", tzinfo=timezone.get_current_timezone())
-    rounds = real_rounds(Round.objects.filter(created_at__gte=starts[0], created_at__lt=ends[-1]))
-    tables = Table.objects.order_by("position", "id")
-    if table is not None:
-        rounds = rounds.filter(table=table)
-        tables = tables.filter(pk=table.pk)
-    rounds = rounds.annotate(bucket=bucket)
-    settled = rounds.filter(status=Round.Status.SETTLED)
-    money: dict[tuple[int, dt.datetime], dict[str, Any]] = {
-        (row["table_id"], row["bucket"]): row
-        for row in settled.values("table_id", "bucket").annotate(
-            n=Count("id"), bet=Sum("total_bet"), ret=Sum("total_return")
-        )
-    }
-    players = {
-        (row["table_id"], row["bucket"]): row["p"]
-        for row in rounds.exclude(status=Round.Status.VOID)
-        .values("table_id", "bucket")
-        .annotate(p=Count("player_id", distinct=True))
-    }
-    areas = sorted({a for keys in LIMIT_AREAS.values() for a in keys})
-    stake_sums = {area: Sum(Cast(KT(f"bets__{area}"), BigIntegerField())) for area in areas}
-    by_version = list(settled.values("table_id", "bucket", "version_id").annotate(**stake_sums))
-    versions = TableVersion.objects.select_related("table").in_bulk(
-        {row["version_id"] for row in by_version}
-    )
-    loss: dict[tuple[int, dt.datetime], Fraction] = {}
-    for row in by_version:
-        key = (row["table_id"], row["bucket"])
-        stakes = {area: row[area] or 0 for area in areas}
-        loss[key] = loss.get(key, Fraction(0)) + expected_loss(
-            version=versions[row["version_id"]], stakes=stakes
-        )
+        bucket = TruncDay("hour", tzinfo=timezone.get_current_timezone())
+    hours = _hours(table).filter(hour__gte=_hour_of(starts[0]), hour__lt=ends[-1])
+    figures = _figures(hours.annotate(bucket=bucket), ("table_id", "bucket"))
     out = []
-    for t in tables:
+    for t in _tables(table):
         points = []
         for start, end in zip(starts, ends, strict=True):
-            key = (t.pk, start)
-            sums = money.get(key)
             # A rate over the time the bucket has run (today so far), at
             # least an hour, so the first minutes of a day do not read as a rush.
             elapsed = max(min(end, now) - start, min(end - start, dt.timedelta(hours=1)))
@@ -479,11 +452,7 @@ def table_series(
                     start=start,
                     end=end,
                     hours=Fraction(round(elapsed.total_seconds()), 3600),
-                    rounds=sums["n"] if sums else 0,
-                    bet=(sums["bet"] or 0) if sums else 0,
-                    returned=(sums["ret"] or 0) if sums else 0,
-                    players=players.get(key, 0),
-                    theoretical_loss=loss.get(key, Fraction(0)),
+                    **figures.get((t.pk, start), {}),
                 )
             )
         out.append(TableSeries(table=t, points=points))
@@ -491,9 +460,10 @@ def table_series(
 
 
 def period_takings(
-    *, period: str = DEFAULT_PERIOD, now: dt.datetime | None = None
+    *, period: str = DEFAULT_PERIOD, now: dt.datetime | None = None, table: Table | None = None
 ) -> list[TableTakings]:
-    """``takings`` over the same range as ``table_series``'s buckets."""
+    """``takings`` over the same range as ``table_series``'s buckets, of
+    every table or the one given."""
     chosen = PERIODS[period]
     now = now or timezone.now()
-    return takings(since=bucket_starts(chosen, now)[0])
+    return takings(since=bucket_starts(chosen, now)[0], table=table)

@@ -4,7 +4,9 @@ A visitor's demo (games/services/demo.py) is a real Django user whose
 profile says ``demo``; its wallet, ledger rows and rounds are ordinary rows.
 The house's figures, the floor export and the player search read only real
 players' rows: they filter with ``real_rounds`` / ``real_users`` here, so
-"leave the demos out" is written once.
+"leave the demos out" is written once. The dashboard's kept hours are
+written without demo play (``services.rollups``) and checked against
+``real_rounds`` (``selectors.rollups``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 recomputation from the rounds for ``manage.py audit_rollups``.
 
 A window of a player's days (a loss limit's period, a statement month) is
-read from its day rows: at most a month of them, whatever the history.
+read from its day rows: at most a month of them, whatever the history. The
+dashboard's hours (``TableHour``) are read by ``selectors.dashboard``.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 
 from django.db.models import BigIntegerField, Case, Count, F, Q, Sum, Value, When
 from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, TruncDate
+from django.db.models.functions import Cast, TruncDate, TruncHour
 
-from games.models import PlayerDay, Profile, Round
+from games.models import PlayerDay, Profile, Round, TableHour
+from games.selectors.demo import real_rounds
 
 
 def zone_named(name: str) -> zoneinfo.ZoneInfo:
@@ -65,6 +67,8 @@ def window_totals(
 
 
 _COLUMNS = ("rounds", "staked", "returned", "open_raise")
+# A table hour's counted columns, in the order the round's upsert writes them.
+HOUR_COLUMNS = ("rounds", "staked", "returned", "seated", *(f"on_{a}" for a in TableHour.AREAS))
 
 
 def months(player_id: int) -> list[tuple[str, Totals]]:
@@ -154,6 +158,43 @@ def recomputed_days(player_ids: Iterable[int] | None = None) -> list[PlayerDay]:
     return found
 
 
+def recomputed_hours() -> list[TableHour]:
+    """Every table hour row as the rounds say it should be (unsaved): demo
+    play left out, void rounds nowhere."""
+    settled = Q(status=Round.Status.SETTLED)
+    stakes = {
+        f"on_{area}": Sum(Cast(KT(f"bets__{area}"), BigIntegerField()), filter=settled)
+        for area in TableHour.AREAS
+    }
+    rows = (
+        real_rounds(Round.objects.filter(status__in=(Round.Status.SETTLED, Round.Status.OPEN)))
+        .annotate(at=TruncHour("created_at", tzinfo=dt.UTC))
+        .values("at", "table_id", "version_id", "player_id")
+        .annotate(
+            n=Count("id", filter=settled),
+            bet=Sum("total_bet", filter=settled),
+            back=Sum("total_return", filter=settled),
+            sat=Count("id"),
+            **stakes,
+        )
+        .order_by()
+    )
+    return [
+        TableHour(
+            hour=row["at"],
+            table_id=row["table_id"],
+            version_id=row["version_id"],
+            player_id=row["player_id"],
+            rounds=row["n"],
+            staked=row["bet"] or 0,
+            returned=row["back"] or 0,
+            seated=row["sat"],
+            **{column: row[column] or 0 for column in stakes},
+        )
+        for row in rows
+    ]
+
+
 def recomputed_session_nets() -> dict[int, int]:
     """Each profile's session net (by player id) as the rounds say it should be."""
     nets = (
@@ -181,6 +222,21 @@ def differences() -> list[str]:
             wrong.append(
                 f"player {player} day {day} {game} {result}: kept {has}, rounds say {should}"
             )
+    want_hours = {_hour_key(h): h for h in recomputed_hours()}
+    kept_hours = {_hour_key(h): h for h in TableHour.objects.all()}
+    for slot in sorted(want_hours.keys() | kept_hours.keys()):
+        counted, right = _hour_counts(kept_hours.get(slot)), _hour_counts(want_hours.get(slot))
+        if counted != right:
+            hour, table, version, player = slot
+            off = "; ".join(
+                f"{column} kept {counted[column]}, rounds say {right[column]}"
+                for column in HOUR_COLUMNS
+                if counted[column] != right[column]
+            )
+            wrong.append(
+                f"table {table} version {version} hour {hour:%Y-%m-%d %H}:00 UTC "
+                f"player {player}: {off}"
+            )
     nets = recomputed_session_nets()
     for player, net in Profile.objects.values_list("user_id", "session_net").order_by("user_id"):
         if net != nets.get(player, 0):
@@ -199,3 +255,12 @@ def _totals(row: PlayerDay | None) -> Totals:
     if row is None:
         return Totals()
     return Totals(row.rounds, row.staked, row.returned, row.open_raise)
+
+
+def _hour_key(row: TableHour) -> tuple[dt.datetime, int, int, int]:
+    return (row.hour, row.table_id, row.version_id, row.player_id)
+
+
+def _hour_counts(row: TableHour | None) -> dict[str, int]:
+    # A row left at zero (every round of the hour voided) says what no row says.
+    return {column: getattr(row, column) if row else 0 for column in HOUR_COLUMNS}

@@ -249,9 +249,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "table": table.slug if table else None,
         }
     )
-    rows = period_takings(period=period, now=now)
-    if table is not None:
-        rows = [row for row in rows if row.table.pk == table.pk]
+    rows = period_takings(period=period, now=now, table=table)
     context = {
         **admin.site.each_context(request),
         "title": _("Tables dashboard"),

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from games.errors import InsufficientChips
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.sealing import TOKEN_PREFIX
+from games.selectors.rollups import differences
 from games.services import baccarat, rounds
 from games.services.wallet import Posting, post_round
 
@@ -122,3 +123,6 @@ def test_on_postgresql_a_rounds_writes_are_one_statement(make_player):
     ]
     assert len(writes) == 1, writes
     assert "games_ledgerentry" in writes[0] and "games_round" in writes[0]
+    # The player's day and the table's hour are kept by the same statement, and right.
+    assert "games_playerday" in writes[0] and "games_tablehour" in writes[0]
+    assert differences() == []

@@ -19,7 +19,7 @@ from django.core.management import CommandError, call_command
 
 from games.admin.audit_words import change_lines, summary
 from games.backups import backup
-from games.models import AuditEntry, Profile, Round, Table, Wallet
+from games.models import AuditEntry, Profile, Round, Table, TableHour, Wallet
 from games.services import baccarat
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -51,14 +51,18 @@ def test_it_backs_up_to_an_owner_only_file_that_names_what_it_holds(make_player,
 def test_make_restore_brings_back_the_books_as_they_were(make_player, tmp_path):
     user = make_player(chips=1_000)
     kept = play(user, "kept")
+    hours = list(TableHour.objects.values_list("hour", "rounds", "staked"))
     path, _ = backup(tmp_path)
     later = play(user, "after the backup")
+    assert list(TableHour.objects.values_list("hour", "rounds", "staked")) != hours
     out = io.StringIO()
     call_command("restore", str(path), "--yes", stdout=out)
     assert "ledger ok" in out.getvalue()
     assert "kept totals ok" in out.getvalue()  # the restore audits the kept totals too
     assert list(Round.objects.values_list("pk", flat=True)) == [kept.pk]
     assert Wallet.objects.get(user=user).balance == kept.balance_after
+    # The dashboard's hours are the backup's, as its rounds are.
+    assert list(TableHour.objects.values_list("hour", "rounds", "staked")) == hours
     call_command("audit_ledger", stdout=out)
     # Rolling the books back (a payout erased with the rounds after the
     # backup) leaves its trace for every operator to read, in words.

@@ -8,8 +8,8 @@ from games.services.rollups import rebuild_all
 
 class Command(BaseCommand):
     help = (
-        "Check that every kept total (players' day rows, sessions' nets) equals what the "
-        "rounds say."
+        "Check that every kept total (players' day rows, sessions' nets, tables' hour rows) "
+        "equals what the rounds say."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -27,4 +27,6 @@ class Command(BaseCommand):
             for line in wrong:
                 self.stderr.write(line)
             raise CommandError(f"{len(wrong)} kept total(s) do not match the rounds")
-        self.stdout.write("kept totals ok: every day row and session net matches the rounds")
+        self.stdout.write(
+            "kept totals ok: every day row, session net and table hour matches the rounds"
+        )

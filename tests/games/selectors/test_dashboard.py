@@ -5,11 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from fractions import Fraction
 
-import pytest
 from django.utils import timezone
 
 from games.baccarat.odds import rtp
-from games.models import Round, Table
+from games.models import Profile, Round, Table
 from games.money import decimal_pays
 from games.presets import CLASSIC_PAYS, WAR_PAYS
 from games.selectors.dashboard import (
@@ -21,8 +20,12 @@ from games.selectors.dashboard import (
     table_series,
     takings,
 )
+from games.services import baccarat, repair
+from games.services import war as war_service
 from games.services.tables import save_table, table_snapshot
 from games.war.odds import exact_edge
+from games.war.rules import first_cards_tied
+from tests.seeds import find_seed
 
 
 def by_key(figures):
@@ -82,20 +85,19 @@ def test_expected_loss_weights_each_area_by_its_stake(db):
     )
 
 
-def play(user, table, bets, key):
-    baccarat = pytest.importorskip("games.services.baccarat")
-    return baccarat.place_bet(user=user, table=table, bets=bets, slip_key=key)
+def play(user, table, bets, key, *, now=None):
+    """A Baccarat round through the round's pipeline (which keeps the hours
+    the takings read), played ``now`` or at the time given."""
+    return baccarat.play(user=user, table=table, bets=bets, slip_key=key, now=now).round
 
 
 def test_it_sums_today_and_the_week_per_table(make_player):
     classic = Table.objects.get(slug="baccarat-classic")
     alice, bob = make_player(chips=1_000), make_player(chips=1_000)
-    today = [play(alice, classic, {"banker": 1_000}, f"a{i}") for i in range(2)]
-    earlier = play(bob, classic, {"player": 2_000}, "b0")
-    old = play(bob, classic, {"player": 2_000}, "b1")
     now = timezone.now()
-    Round.objects.filter(pk=earlier.pk).update(created_at=now - dt.timedelta(days=3))
-    Round.objects.filter(pk=old.pk).update(created_at=now - dt.timedelta(days=8))
+    today = [play(alice, classic, {"banker": 1_000}, f"a{i}") for i in range(2)]
+    play(bob, classic, {"player": 2_000}, "b0", now=now - dt.timedelta(days=3))
+    play(bob, classic, {"player": 2_000}, "b1", now=now - dt.timedelta(days=8))
 
     midnight = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
     day = takings(since=midnight)
@@ -132,16 +134,28 @@ def test_it_weights_each_round_by_the_version_it_was_played_under(make_player):
 
 
 def test_it_leaves_void_rounds_out_and_counts_open_rounds_players(make_player):
+    """A refunded round counts nowhere; a War tie waiting for its decision
+    seats its player, without money until it is settled."""
     classic = Table.objects.get(slug="baccarat-classic")
+    war = Table.objects.get(slug="casino-war")
     player = make_player(chips=1_000)
     rnd = play(player, classic, {"banker": 1_000}, "void")
-    Round.objects.filter(pk=rnd.pk).update(status=Round.Status.VOID)
-    rnd2 = play(player, classic, {"banker": 1_000}, "open")
-    Round.objects.filter(pk=rnd2.pk).update(status=Round.Status.OPEN)
-    row = next(
-        r for r in takings(since=timezone.now() - dt.timedelta(hours=1)) if r.table == classic
+    repair.refund(repair.Problem(rnd.pk, str(player), "checked by a test", -1_000))
+    seed = find_seed("dashboard-tie", "dash", war.decks, first_cards_tied)
+    Profile.objects.filter(user=player).update(next_server_seed=seed, client_seed="dash", nonce=0)
+    waiting = war_service.play(user=player, table=war, ante=500, tie_bet=0, slip_key="tie").round
+    assert waiting.status == Round.Status.OPEN
+    since = timezone.now() - dt.timedelta(hours=1)
+    rows = {r.table.slug: r for r in takings(since=since)}
+    assert (rows["baccarat-classic"].rounds, rows["baccarat-classic"].players) == (0, 0)
+    assert (rows["casino-war"].rounds, rows["casino-war"].bet, rows["casino-war"].players) == (
+        0,
+        0,
+        1,
     )
-    assert (row.rounds, row.bet, row.players) == (0, 0, 1)
+    war_service.decide(user=player, round_id=waiting.pk, decision="surrender")
+    (settled,) = takings(since=since, table=war)
+    assert (settled.rounds, settled.bet, settled.players) == (1, 500, 1)
 
 
 # --- the figures over time (the dashboard's charts) ------------------------------------
@@ -154,11 +168,9 @@ def test_the_last_24_hours_have_one_point_per_hour_summing_to_the_period(make_pl
     rounds = [
         play(alice, classic, {"banker": 1_000}, "h0"),
         play(bob, classic, {"player": 2_000}, "h1"),
-        play(alice, classic, {"tie": 1_000}, "h2"),
-        play(bob, classic, {"banker": 700}, "h3"),
+        play(alice, classic, {"tie": 1_000}, "h2", now=now - dt.timedelta(hours=5)),
+        play(bob, classic, {"banker": 700}, "h3", now=now - dt.timedelta(hours=30)),
     ]
-    Round.objects.filter(pk=rounds[2].pk).update(created_at=now - dt.timedelta(hours=5))
-    Round.objects.filter(pk=rounds[3].pk).update(created_at=now - dt.timedelta(hours=30))
 
     (series,) = table_series(period="24h", now=now, table=classic)
     points = series.points
@@ -184,8 +196,7 @@ def test_a_week_has_one_point_per_calendar_day(make_player):
     classic = Table.objects.get(slug="baccarat-classic")
     player = make_player(chips=1_000)
     now = timezone.now()
-    old = play(player, classic, {"banker": 1_000}, "d0")
-    Round.objects.filter(pk=old.pk).update(created_at=now - dt.timedelta(days=3))
+    play(player, classic, {"banker": 1_000}, "d0", now=now - dt.timedelta(days=3))
     play(player, classic, {"banker": 1_000}, "d1")
     by_slug = {s.table.slug: s for s in table_series(period="7d", now=now)}
     assert set(by_slug) == set(Table.objects.values_list("slug", flat=True))

@@ -1,7 +1,9 @@
 """The kept totals (games/services/rollups.py) against a full recompute from
 the rounds, after every step of random play: rounds won and lost, War ties
 left open, settled later or surrendered at a time-out, voids and refunds,
-logins, zone changes and clock jumps across midnight and clock changes."""
+logins, zone changes and clock jumps across midnight and clock changes. The
+players' days, sessions' nets and the tables' hours (the operator
+dashboard's takings) alike."""
 
 from __future__ import annotations
 
@@ -11,14 +13,15 @@ import hashlib
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import transaction
-from django.db.models import BigIntegerField, Q, Sum
+from django.db.models import BigIntegerField, Count, Q, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.models import LossLimit, PlayerDay, Profile, Round, Table
+from games.models import LossLimit, PlayerDay, Profile, Round, Table, TableHour
 from games.selectors import play_safe as reads
+from games.selectors.dashboard import takings
 from games.selectors.rollups import differences
 from games.services import baccarat as baccarat_service
 from games.services import play_safe, repair
@@ -94,6 +97,27 @@ def kept_windows(user, now: dt.datetime) -> dict[str, int]:
     return reads._net_losses(user, windows)
 
 
+def takings_from_rounds() -> dict[str, tuple[int, int, int, int]]:
+    """Each table's settled rounds, stakes, returns and players who sat in
+    (settled or open rounds), summed over the rounds themselves."""
+    out = {}
+    for table in Table.objects.all():
+        rounds = Round.objects.filter(table=table)
+        settled = rounds.filter(status=Round.Status.SETTLED).aggregate(
+            n=Count("id"), bet=Sum("total_bet"), back=Sum("total_return")
+        )
+        players = rounds.exclude(status=Round.Status.VOID).values("player").distinct().count()
+        out[table.slug] = (settled["n"], settled["bet"] or 0, settled["back"] or 0, players)
+    return out
+
+
+def kept_takings() -> dict[str, tuple[int, int, int, int]]:
+    return {
+        row.table.slug: (row.rounds, row.bet, row.returned, row.players)
+        for row in takings(since=START - dt.timedelta(days=1))
+    }
+
+
 @pytest.mark.django_db
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=steps)
@@ -153,6 +177,7 @@ def play(player, steps) -> None:
             clock += dt.timedelta(minutes=step[1])
         assert differences() == []
         assert kept_windows(player, clock) == windows_from_rounds(player, clock)
+        assert kept_takings() == takings_from_rounds()
 
 
 def play_a_round(player, now: dt.datetime | None = None) -> None:
@@ -173,11 +198,15 @@ def test_audit_rollups_names_a_total_written_wrong(make_player, capsys):
     assert "kept totals ok" in capsys.readouterr().out
     PlayerDay.objects.filter(player=player).update(staked=1)
     Profile.objects.filter(user=player).update(session_net=12_345)
-    with pytest.raises(CommandError, match="2 kept total"):
+    TableHour.objects.filter(player=player).update(on_player=7)
+    with pytest.raises(CommandError, match="3 kept total"):
         call_command("audit_rollups")
     err = capsys.readouterr().err
     assert f"player {player.pk} day" in err and "kept Totals(rounds=1, staked=1" in err
     assert f"player {player.pk} session net: kept 12345" in err
+    classic = Table.objects.get(slug="baccarat-classic")
+    assert f"table {classic.pk} version {classic.current_version_id} hour " in err
+    assert f"UTC player {player.pk}: on_player kept 7, rounds say 1000" in err
 
 
 def test_a_zone_change_moves_the_rounds_to_the_new_local_days(make_player):
@@ -198,9 +227,14 @@ def test_a_zone_change_moves_the_rounds_to_the_new_local_days(make_player):
 def test_audit_rollups_rebuild_writes_the_totals_again(make_player, capsys):
     player = make_player(chips=1_000)
     play_a_round(player)
+    kept = list(TableHour.objects.values())
     PlayerDay.objects.filter(player=player).delete()
-    with pytest.raises(CommandError):
+    TableHour.objects.all().delete()
+    with pytest.raises(CommandError, match="2 kept total"):
         call_command("audit_rollups")
     call_command("audit_rollups", "--rebuild")
     assert "kept totals ok" in capsys.readouterr().out
     assert PlayerDay.objects.filter(player=player).exists()
+    assert [dict(row, id=0) for row in TableHour.objects.values()] == [
+        dict(row, id=0) for row in kept
+    ]

@@ -57,10 +57,8 @@ def play_round(
         client_seed="lucky",
         slug=table_slug,
         status=status,
+        created_at=when,
     )
-    if when is not None:
-        Round.objects.filter(pk=rnd.pk).update(created_at=when)
-        rnd.refresh_from_db()
     return rnd
 
 

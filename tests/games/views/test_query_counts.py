@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games.models import Profile, Round
-from games.selectors.rollups import recomputed_session_nets
 from games.services import play_safe, rollups
 from tests.seeds import find_seed, war_cases
 
@@ -37,10 +36,10 @@ def test_a_baccarat_round_costs_one_page_and_one_bet(tab):
     tab.get(page)  # the first visit may write the session
     # 7: the header's session net result (play safe) is the profile's kept net.
     assert queries(lambda: tab.get(page)) <= 7
-    # 13: on SQLite the round's day row (services.rollups) and the next
-    # commitment's leaf of the public log are statements of their own; on
-    # PostgreSQL both are part of the round's one statement.
-    assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 13
+    # 14: on SQLite the round's day row and table hour (services.rollups)
+    # and the next commitment's leaf of the public log are statements of
+    # their own; on PostgreSQL all three are part of the round's one statement.
+    assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 14
 
 
 def test_a_war_round_costs_one_page_and_one_deal(tab):
@@ -51,7 +50,7 @@ def test_a_war_round_costs_one_page_and_one_deal(tab):
     deal = reverse("war_deal", args=["casino-war"])
     tab.get(page)
     assert queries(lambda: tab.get(page)) <= 6  # the header's session net: one read
-    assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 13
+    assert queries(lambda: tab.post(deal, {"ante": "5", "slip_key": "k"}, **HTMX)) <= 14
 
 
 def test_loss_limits_cost_two_queries_per_check_whatever_the_periods(tab):
@@ -65,7 +64,7 @@ def test_loss_limits_cost_two_queries_per_check_whatever_the_periods(tab):
     bet = reverse("baccarat_bet", args=["baccarat-classic"])
     tab.get(page)
     assert queries(lambda: tab.get(page)) <= 9
-    assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 17
+    assert queries(lambda: tab.post(bet, {"slip_key": "k", "player": "10"}, **HTMX)) <= 18
 
 
 def add_history(player, count: int) -> None:
@@ -80,11 +79,7 @@ def add_history(player, count: int) -> None:
         copy.slip_key = f"bulk-{last.seq + i}"
         copies.append(copy)
     Round.objects.bulk_create(copies, batch_size=1_000)
-    with transaction.atomic():
-        Profile.objects.select_for_update().get(user=player)
-        rollups.rebuild_days(user=player)
-        nets = recomputed_session_nets()
-        Profile.objects.filter(user=player).update(session_net=nets.get(player.pk, 0))
+    rollups.rebuild_all()
 
 
 def test_pages_and_bets_cost_the_same_queries_at_10_and_10_000_rounds(tab):
@@ -134,6 +129,33 @@ def test_pages_and_bets_cost_the_same_queries_at_10_and_10_000_rounds(tab):
     for name, sql in big.items():
         summed = [q for q in sql if '"games_round"' in q and ("SUM(" in q or "COUNT(" in q)]
         assert summed == [], name
+
+
+def test_the_dashboard_costs_the_same_queries_at_10_and_10_000_rounds(tab, client):
+    """The operator dashboard (every table, or one; a day of hours, a month
+    of days) reads the kept hours: the same statements at 10 rounds at the
+    table and at 10,000, and no sum or count over the rounds."""
+    player = User.objects.get(pk=tab.session["_auth_user_id"])
+    bet = reverse("baccarat_bet", args=["baccarat-classic"])
+    tab.post(bet, {"slip_key": "first", "player": "10"}, **HTMX)
+    add_history(player, 9)
+    client.force_login(User.objects.create_superuser("operator", "op@example.com", None))
+    dashboard = reverse("admin:games_dashboard")
+    reads = {
+        f"{period} {table or 'all tables'}": lambda period=period, table=table: client.get(
+            dashboard, {"period": period, "table": table}
+        )
+        for period in ("24h", "30d")
+        for table in ("", "baccarat-classic")
+    }
+    small = {name: statements(call) for name, call in reads.items()}
+    add_history(player, 10_000 - Round.objects.filter(player=player).count())
+    big = {name: statements(call) for name, call in reads.items()}
+    assert {name: len(sql) for name, sql in big.items()} == {
+        name: len(sql) for name, sql in small.items()
+    }
+    for name, sql in big.items():
+        assert [q for q in sql if '"games_round"' in q] == [], name
 
 
 def statements(call) -> list[str]:

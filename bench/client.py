@@ -51,6 +51,8 @@ import websocket
 from requests.adapters import HTTPAdapter
 
 BAC_SLIP_FORM = re.compile(r'name="slip_key"[^>]*data-slip-key')
+# The table's version the page (or a refusal after an operator's change) shows: BET sends it.
+BAC_VERSION = re.compile(r'name="table_version" value="(\d+)"')
 BAC_RESULT = re.compile(r'id="bac-result"[^>]*data-round="(\d+)"')
 BAC_SLIP_ERROR = re.compile(r'data-testid="slip-error">([^<]*)<')
 BAC_PLACED = re.compile(r'id="bac-placed"[^>]*data-round="(\d+)"')
@@ -274,6 +276,7 @@ class Player:
         self.http = http_session(address)
         self.http.headers.update({"Accept-Language": "en", "User-Agent": "casino-bench-load"})
         self.bac_key = ""
+        self.bac_version = ""
         self.war_key = ""
         self.bac_ws: Socket | None = None
         self.war_ws: Socket | None = None
@@ -361,9 +364,11 @@ class Player:
     def sit_down(self) -> None:
         """Open both table pages (slip keys) and both websockets."""
         bac = self.get(f"/baccarat/{self.baccarat_table}/", "baccarat_page")
-        if BAC_SLIP_FORM.search(bac.text) is None:
+        version = BAC_VERSION.search(bac.text)
+        if BAC_SLIP_FORM.search(bac.text) is None or version is None:
             raise PlayerError("baccarat page", "no bet slip on the page")
         self.bac_key = secrets.token_hex(16)  # the slip lives in the browser
+        self.bac_version = version.group(1)
         war = self.get(f"/war/{self.war_table}/", "war_page")
         found = WAR_SLIP_KEY.search(war.text)
         if found is None:
@@ -431,12 +436,14 @@ class Player:
         if stale and not self.late_reveals(stale) and len(resent) < len(stale):
             self.report.error("stray frames", f"{len(stale)} frame(s) before BET: {stale[0][:80]}")
         t0 = time.perf_counter()
-        slip = {"slip_key": self.bac_key, **dict(wanted)}
+        slip = {"slip_key": self.bac_key, "table_version": self.bac_version, **dict(wanted)}
         try:
             answer = self.bet_baccarat(slip, t0)
         except PlayerError:
             self.pending_reveals += 1  # the server may still deal this round
             raise
+        if version := BAC_VERSION.search(answer):  # the table changed: its new terms
+            self.bac_version = version.group(1)
         error = BAC_SLIP_ERROR.search(answer)
         if error:
             kind = "went wrong" if WENT_WRONG in error.group(1) else "refused bet"

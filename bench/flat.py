@@ -33,7 +33,7 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from games.models import Profile, Round  # noqa: E402
+from games.models import Profile, Round, Table  # noqa: E402
 from games.services import play_safe  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 
@@ -42,6 +42,11 @@ BIG = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 SLUG = "baccarat-classic"
 HTMX = {"HTTP_HX_REQUEST": "true"}
 LIMIT = 10**12  # high: every bet passes, every period is still read
+
+
+def shown_version() -> str:
+    """The table's version its page shows, which BET sends back."""
+    return str(Table.objects.values_list("current_version__number", flat=True).get(slug=SLUG))
 
 
 def player(name: str, rounds: int, month_start: dt.datetime) -> Client:
@@ -54,7 +59,8 @@ def player(name: str, rounds: int, month_start: dt.datetime) -> Client:
     client.force_login(user)
     # The session started with the month: its net covers every round.
     Profile.objects.filter(user=user).update(session_started_at=month_start)
-    response = client.post(f"/baccarat/{SLUG}/bet/", {"slip_key": "first", "player": "1"}, **HTMX)
+    slip = {"slip_key": "first", "player": "1", "table_version": shown_version()}
+    response = client.post(f"/baccarat/{SLUG}/bet/", slip, **HTMX)
     assert response.status_code == 200, response.content[:300]
     hours = int((timezone.now() - month_start).total_seconds() // 3600)
     copy_rounds(user.pk, rounds - 1, hours=hours)
@@ -74,9 +80,10 @@ def main() -> None:
     print(f"built {SMALL} + {BIG} rounds in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
 
     keys = count()
+    version = shown_version()
 
     def bet(client: Client) -> None:
-        slip = {"slip_key": f"b{next(keys)}", "player": "1"}
+        slip = {"slip_key": f"b{next(keys)}", "player": "1", "table_version": version}
         assert client.post(f"/baccarat/{SLUG}/bet/", slip, **HTMX).status_code == 200
 
     def table(client: Client) -> None:

@@ -45,7 +45,7 @@ from django.urls import include, path  # noqa: E402
 from django.utils import translation  # noqa: E402
 from django.views.decorators.http import require_POST  # noqa: E402
 
-from games.models import Round, Wallet  # noqa: E402
+from games.models import Round, Table, Wallet  # noqa: E402
 from games.presenters.baccarat import reveal_steps  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 
@@ -104,6 +104,9 @@ async def _bench_rounds() -> tuple[float, float]:
     bet_url = f"/baccarat/{SLUG}/bet/"
     htmx = {"headers": {"HX-Request": "true"}}
     await client.get(f"/baccarat/{SLUG}/")
+    version = await database_sync_to_async(
+        Table.objects.values_list("current_version__number", flat=True).get
+    )(slug=SLUG)
     keys = (f"bench-{i}" for i in range(10**9))
 
     @database_sync_to_async
@@ -117,7 +120,8 @@ async def _bench_rounds() -> tuple[float, float]:
         # The slip is the browser's: BET sends it whole.
         key = next(keys)
         started = time.perf_counter()
-        response = await client.post(bet_url, {"slip_key": key, "banker": "10"}, **htmx)
+        slip = {"slip_key": key, "banker": "10", "table_version": str(version)}
+        response = await client.post(bet_url, slip, **htmx)
         steps = await reveal(key)
         elapsed = time.perf_counter() - started
         assert response.status_code == 200 and steps >= 6, response.content[:500]

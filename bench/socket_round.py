@@ -60,7 +60,7 @@ from django.test import Client  # noqa: E402
 
 from bench.client import BAC_AREAS, BAC_PLACED, BAC_SLIP_ERROR, WAR_ROUND, WAR_SLIP_KEY  # noqa: E402
 from casino.asgi import application  # noqa: E402
-from games.models import Round  # noqa: E402
+from games.models import Round, Table  # noqa: E402
 from games.services.wallet import open_account  # noqa: E402
 
 BACCARAT = "baccarat-classic"
@@ -93,9 +93,14 @@ class Player:
         self.session_key = session_key
         self.rng = rng
         self.war_key = ""
+        self.version = ""  # the table's version the Baccarat page shows
         self.times: dict[str, list[float]] = {"baccarat": [], "war": []}
 
     async def sit_down(self) -> None:
+        number = await database_sync_to_async(
+            Table.objects.values_list("current_version__number", flat=True).get
+        )(slug=BACCARAT)
+        self.version = str(number)
         self.bac = await open_socket(f"/ws/baccarat/{BACCARAT}/", self.session_key)
         self.war = await open_socket(f"/ws/war/{WAR}/", self.session_key)
         self.war_key = f"{self.rng.getrandbits(64):016x}"
@@ -106,9 +111,9 @@ class Player:
         slip = dict.fromkeys(BAC_AREAS, "")
         slip[side] = "10"
         key = f"b-{self.rng.getrandbits(64):x}"
-        await self.bac.send_to(
-            text_data=json.dumps({"action": "bet", **slip, "slip_key": key, "squeeze_visit": ""})
-        )
+        message = {"action": "bet", **slip, "slip_key": key, "squeeze_visit": ""}
+        message["table_version"] = self.version
+        await self.bac.send_to(text_data=json.dumps(message))
         answer = await self.bac.receive_from(timeout=30)
         if BAC_PLACED.search(answer) is None:
             error = BAC_SLIP_ERROR.search(answer)

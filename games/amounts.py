@@ -45,3 +45,12 @@ def slip_stakes(values: Mapping[str, Any], areas: Iterable[str]) -> dict[str, in
         for area in areas
         if str(values.get(area) if values.get(area) is not None else "").strip()
     }
+
+
+def table_version(values: Mapping[str, Any]) -> int | None:
+    """The number of the table's version a BET says its page showed
+    (``table_version``), or None when it sent none a page can send."""
+    raw = values.get("table_version")
+    text = raw if isinstance(raw, str) else ""
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else None

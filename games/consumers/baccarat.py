@@ -37,7 +37,7 @@ from django.contrib.auth.models import User
 from django.http import Http404
 from django.utils import translation
 
-from games.amounts import slip_stakes
+from games.amounts import slip_stakes, table_version
 from games.baccarat.rules import AREAS
 from games.consumers.language import scope_language
 from games.consumers.limits import MessageBudget, read_message, text_field
@@ -255,6 +255,7 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     table=self.table,  # read again in the round's own transaction
                     bets=slip_stakes(message, AREAS),
                     slip_key=text_field(message, "slip_key"),
+                    shown_version=table_version(message),
                     squeeze=wish,
                     notify_sockets=others_open(self.user.pk, self.slug),
                 )

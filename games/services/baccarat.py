@@ -2,8 +2,9 @@
 round; the slip is checked by ``services.bets``) and the side a squeeze
 peels.
 
-BET decides everything when it is pressed (SPEC section 7): it validates the
-slip, takes the stakes, shuffles the shoe with the player's provably fair
+BET decides everything when it is pressed (SPEC section 7): it checks the
+slip was made under the paytable and limits in force (the table's version
+the page showed), validates the slip, takes the stakes, shuffles the shoe with the player's provably fair
 seeds, deals the coup, pays the returns and stores the round, all in one
 transaction. The websocket reveal that follows only shows the stored round.
 """
@@ -11,6 +12,7 @@ transaction. The websocket reveal that follows only shows the stored round.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,6 +36,16 @@ PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
 
 
 reveal_group = baccarat_group  # the name the consumer and the tests use
+
+
+class Terms(enum.Enum):
+    """A BET from no page (a test, the drill): no version was shown, the
+    one in force applies. A page's BET always names the version it showed."""
+
+    IN_FORCE = "in force"
+
+
+IN_FORCE = Terms.IN_FORCE
 
 
 @functools.lru_cache(maxsize=64)
@@ -117,6 +129,8 @@ class BaccaratDealer:
     """Baccarat's part of the round pipeline (``rounds.place_round``)."""
 
     bets: Mapping[str, int]
+    # The table's version the player's page showed (None: the page sent none).
+    shown_version: int | None | Terms = IN_FORCE
     squeeze: SqueezeWish | None = None
     # False when the BET came over the socket that will reveal the round and
     # the player has no other socket at the table: nothing to push to.
@@ -140,6 +154,10 @@ class BaccaratDealer:
         limits = bets.baccarat_limits(
             user=user, version=version, profile=profile, chips=table.chips
         )
+        if not isinstance(self.shown_version, Terms):  # a page's BET
+            bets.check_terms(
+                shown=self.shown_version, version=version, limits=limits, balance=balance
+            )
         return bets.check_bets(bets=self.bets, limits=limits, balance=balance).stakes
 
     def deal(
@@ -189,12 +207,18 @@ def play(
     table: Table,
     bets: Mapping[str, int],
     slip_key: str,
+    shown_version: int | None | Terms = IN_FORCE,
     squeeze: SqueezeWish | None = None,
     notify_sockets: bool = True,
     now: dt.datetime | None = None,
 ) -> rounds.Placed:
     """Play one round from a bet slip (the answer to BET, over HTTP or the
     table's socket).
+
+    ``shown_version``: the number of the table's version the player's page
+    showed (its paytable and limits); a BET from a page sends it, and one
+    that is not the version in force (or None: the page sent none) is
+    refused with ``bets.TableChanged`` before anything is taken.
 
     Idempotent per ``slip_key``: a second call with the same key (double
     click, second tab, replayed request) returns the round of the first and
@@ -204,7 +228,12 @@ def play(
     shows the reveal itself and no other socket of the player is open).
     ``now``: the round's clock (the present when not given).
     """
-    dealer = BaccaratDealer(bets=dict(bets), squeeze=squeeze, notify_sockets=notify_sockets)
+    dealer = BaccaratDealer(
+        bets=dict(bets),
+        shown_version=shown_version,
+        squeeze=squeeze,
+        notify_sockets=notify_sockets,
+    )
     return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
 
 

@@ -265,6 +265,36 @@ def war_limits(
     )
 
 
+# ------------------------------------------------------------------ the terms
+
+
+class TableChanged(BetRefused):
+    """A bet made from a page that showed an older version of the table's
+    paytable and limits: refused, with what the page needs to show the
+    terms in force (the current ``version``, the player's ``limits`` under
+    it and the ``balance`` they are shown with)."""
+
+    code = "table_changed"
+
+    def __init__(self, *, version: TableVersion, limits: BetLimits, balance: int) -> None:
+        super().__init__(
+            _("The table's paytable or limits changed: check the new payouts and bet again.")
+        )
+        self.version = version
+        self.limits = limits
+        self.balance = balance
+
+
+def check_terms(
+    *, shown: int | None, version: TableVersion, limits: BetLimits, balance: int
+) -> None:
+    """A bet is settled only under the version of the table the player saw:
+    ``shown``, the version number the page was drawn with (None when the
+    client sent none, an old page), must be ``version``, the one in force."""
+    if shown != version.number:
+        raise TableChanged(version=version, limits=limits, balance=balance)
+
+
 # ------------------------------------------------------------------ the check
 
 

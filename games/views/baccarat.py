@@ -23,7 +23,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games.amounts import slip_stakes
+from games.amounts import slip_stakes, table_version
 from games.baccarat.rules import AREAS
 from games.errors import BadAmount, GameError
 from games.models import Profile, Table
@@ -128,6 +128,7 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
             table=table,
             bets=parse_slip(request),
             slip_key=request.POST.get("slip_key", ""),
+            shown_version=table_version(request.POST),
             squeeze=wish,
         )
     except GameError as exc:

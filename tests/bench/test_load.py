@@ -115,7 +115,7 @@ def test_a_refused_bet_reads_the_sites_reason_over_each_transport(site, transpor
     url, _ = site
     who = seated_player(url, transport)
     who.rng = random.Random(0)
-    slip = {"slip_key": who.bac_key, "player": "99999999"}
+    slip = {"slip_key": who.bac_key, "table_version": who.bac_version, "player": "99999999"}
     answer = who.bet_baccarat(slip, client.time.perf_counter())
     refused = client.BAC_SLIP_ERROR.search(answer)
     assert refused is not None and refused.group(1).strip(), answer[:300]

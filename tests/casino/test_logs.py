@@ -33,6 +33,7 @@ from games.services.faults import inject_fault
 from games.services.rounds import Seeds
 from tests.games.consumers.conftest import baccarat_socket
 from tests.seeds import find_seed, first_cards_tied
+from tests.tables import shown_version
 
 PASSWORD = "Gr33n-Felt-Lantern"
 WRONG_PASSWORD = "Red-Felt-Lantern-7"
@@ -113,7 +114,8 @@ def test_a_players_evening_logs_no_seed_pin_password_or_session_key(settings, lo
 
     baccarat = browser.post(
         reverse("baccarat_bet", args=["baccarat-classic"]),
-        {"slip_key": "evening-1", "banker": "10"}, HTTP_HX_REQUEST="true",
+        {"slip_key": "evening-1", "banker": "10",
+         "table_version": shown_version("baccarat-classic")}, HTTP_HX_REQUEST="true",
     )  # fmt: skip
     assert baccarat.status_code == 200
     # A War tie (the round stays open, its seed unrevealed), then WAR.

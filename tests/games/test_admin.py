@@ -23,6 +23,7 @@ from games.services import rounds
 from games.verify import derive_shoe
 from games.war.rules import play_war, rank_value
 from tests.admin_forms import admin_form_data as form_data
+from tests.tables import shown_version
 
 User = get_user_model()
 
@@ -706,18 +707,24 @@ def test_the_next_bet_after_a_paytable_change_is_played_under_the_new_version(
 ):
     # A round before the change: this process has read the table and its version.
     classic = table("baccarat-classic")
-    client = Client()
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(make_player(chips=1_000))
     bet = reverse("baccarat_bet", args=[classic.slug])
     htmx = {"HTTP_HX_REQUEST": "true"}
-    assert client.post(bet, {"slip_key": "before", "tie": "10"}, **htmx).status_code == 200
+    shown = shown_version(classic.slug)
+    client.post(bet, {"slip_key": "before", "tie": "10", "table_version": shown}, **htmx)
     before = Round.objects.get(slip_key="before")
     assert before.version_id == classic.current_version_id
     data = form_data(op_client, change_url(classic))
     data["pay_tie"] = "8"
     assert op_client.post(change_url(classic), data).status_code == 302
     classic.refresh_from_db()
-    assert client.post(bet, {"slip_key": "after", "tie": "10"}, **htmx).status_code == 200
+    # The page shown before the change: refused, with the new paytable to bet on.
+    stale = client.post(bet, {"slip_key": "after", "tie": "10", "table_version": shown}, **htmx)
+    assert "paytable or limits changed" in stale.content.decode()
+    assert not Round.objects.filter(slip_key="after").exists()
+    shown = shown_version(classic.slug)
+    client.post(bet, {"slip_key": "after", "tie": "10", "table_version": shown}, **htmx)
     after = Round.objects.get(slip_key="after")
     assert after.version_id == classic.current_version_id != before.version_id
     assert after.version.pays["tie"] == "8"

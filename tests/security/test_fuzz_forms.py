@@ -47,6 +47,7 @@ from tests.security.conftest import (
     text_of,
     war_seed,
 )
+from tests.tables import shown_version
 
 pytestmark = pytest.mark.django_db
 
@@ -456,7 +457,7 @@ def test_a_posted_slip_moves_chips_only_when_it_follows_the_rules(baccarat_playe
     before = Round.objects.filter(player=baccarat_player).count()
     response = client.post(
         reverse("baccarat_bet", args=[BACCARAT]),
-        {"slip_key": uuid.uuid4().hex, **slip},
+        {"slip_key": uuid.uuid4().hex, "table_version": str(version.number), **slip},
         **HTMX,
     )
     # An amount is ASCII digits with at most one decimal point and two decimals.
@@ -533,6 +534,7 @@ def test_it_refuses_every_bad_slip_at_bet(baccarat_player, bets, slip_key):
     and refused whole, with a message."""
     client = logged_in(baccarat_player)
     data = {area: _chips_text(amount) for area, amount in bets.items()}
+    data["table_version"] = shown_version(BACCARAT)
     if slip_key == "fresh":
         data["slip_key"] = uuid.uuid4().hex
     elif slip_key is not None:
@@ -553,7 +555,11 @@ def _chips_text(units) -> str:
 
 
 def _slip(**bets: int) -> dict[str, str]:
-    return {area: str(chips) for area, chips in bets.items()}
+    """A slip as the page sends it: chips per area, and the table's version it shows."""
+    return {
+        "table_version": shown_version(BACCARAT),
+        **{area: str(chips) for area, chips in bets.items()},
+    }
 
 
 def test_a_replayed_bet_is_charged_once(baccarat_player):

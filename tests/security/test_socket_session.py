@@ -26,6 +26,7 @@ from games.models import Round
 from games.services import baccarat as baccarat_service
 from games.services.faults import inject_fault
 from tests.games.consumers.conftest import surrender_a_tie
+from tests.tables import shown_version
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -210,6 +211,11 @@ ROUNDS = {
 
 async def play_round(socket: WebsocketCommunicator, path: str, slip_key: str) -> None:
     message, last = ROUNDS[path]
+    if message["action"] == "bet":  # the table's version the Baccarat page shows
+        message = {
+            **message,
+            "table_version": await database_sync_to_async(shown_version)(path.split("/")[3]),
+        }
     await socket.send_to(text_data=json.dumps({**message, "slip_key": slip_key}))
     while True:
         frame = await socket.receive_from(timeout=5)

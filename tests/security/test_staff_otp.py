@@ -22,6 +22,7 @@ from games.models import Round
 from tests.casino.test_settings import run_django
 from tests.security.conftest import books_unchanged
 from tests.security.totp import code_now, enrolled, wrong_code
+from tests.tables import shown_version
 
 User = get_user_model()
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
@@ -332,7 +333,7 @@ def test_a_staff_session_without_its_code_places_no_bet(otp_on, make_player):
     member = make_player("pit-boss", chips=1_000, is_staff=True)
     device = enrolled(member)
     client = signed_in(member)
-    slip = {"slip_key": "s1", "player": "10"}
+    slip = {"slip_key": "s1", "player": "10", "table_version": shown_version("baccarat-classic")}
     bet_url = reverse("baccarat_bet", args=["baccarat-classic"])
     with books_unchanged():
         response = client.post(bet_url, slip, HTTP_HX_REQUEST="true", **EN)

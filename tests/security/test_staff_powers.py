@@ -29,6 +29,7 @@ from games.models import AuditEntry, Profile, Round, Table
 from games.services.account import set_pin
 from games.services.sockets import user_group
 from games.services.staff import OPERATOR, SUPPORT, set_account_active, set_up_roles
+from tests.tables import shown_version
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 HASH_MARKS = ("pbkdf2", "argon2", "md5$", "scrypt", "bcrypt", "sha1$")
@@ -442,7 +443,11 @@ def test_an_operator_runs_tables_but_cannot_touch_staff_superuser_or_roles(opera
 def bet(client: Client):
     return client.post(
         reverse("baccarat_bet", args=["baccarat-classic"]),
-        {"slip_key": "after-reactivation", "player": "1"},
+        {
+            "slip_key": "after-reactivation",
+            "player": "1",
+            "table_version": shown_version("baccarat-classic"),
+        },
         HTTP_HX_REQUEST="true",
     )
 

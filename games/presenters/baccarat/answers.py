@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy
 from games.errors import GameError
 from games.models import Round, Table
 from games.presenters.baccarat.board import Rebet, fragment, slip_limits_json
-from games.presenters.baccarat.contexts import balance_after_stakes, placed_context
+from games.presenters.baccarat.contexts import balance_after_stakes, placed_context, terms_context
 from games.presenters.baccarat.squeeze import squeeze_toggle
 from games.presenters.refusals import play_safe_refusal
 from games.services import bets
@@ -84,9 +84,13 @@ def after_round(limits: bets.BetLimits, rnd: Round) -> dict[str, Any]:
 
 def refused_answer(exc: GameError | str) -> str:
     """A refused BET: the reason under the slip (which stays to be fixed),
-    and the play-safe region's note when the player's own limits refused it."""
+    the play-safe region's note when the player's own limits refused it,
+    and the table's new terms when the page showed older ones."""
     message = exc.message if isinstance(exc, GameError) else exc
     html = fragment("slip_msg", {"error": message, "oob": True})
     if isinstance(exc, GameError):
         html += play_safe_refusal(exc)
+    if isinstance(exc, bets.TableChanged):
+        context = {**terms_context(exc.version, exc.limits, exc.balance), "oob": True}
+        html += "".join(fragment(name, context) for name in ("areas", "slip_limits", "max_bet"))
     return html

@@ -91,6 +91,19 @@ def fairness_context(
     }
 
 
+def terms_context(version: TableVersion, limits: BetLimits, balance: int) -> dict[str, Any]:
+    """The table's terms as the screen shows them: each area's payout, MIN
+    and MAX, the paytable, the MAX BET, the slip's limits and the number of
+    the version they come from (which BET sends back)."""
+    return {
+        "table_version": version.number,
+        "limits": limits,
+        "limits_json": slip_limits_json(limits, balance),
+        "areas": area_views(limits, version.pays),
+        "pays": [(str(AREA_LABELS[a]), pay_label(version.pays[a])) for a in limits.areas],
+    }
+
+
 def table_context(
     *,
     table: Table,
@@ -107,11 +120,8 @@ def table_context(
     return {
         "table": table,
         "version_decks": version.decks,
-        "limits": limits,
-        "limits_json": slip_limits_json(limits, balance),
-        "areas": area_views(limits, version.pays),
+        **terms_context(version, limits, balance),
         "chips": chip_views(table.chips),
-        "pays": [(str(AREA_LABELS[a]), pay_label(version.pays[a])) for a in limits.areas],
         "rebet": rebet,
         "squeeze": squeeze,
         **fairness_context(table, profile),

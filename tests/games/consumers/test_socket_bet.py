@@ -37,8 +37,10 @@ from games.models import Profile, Round, Table
 from games.services import play_safe
 from games.services.baccarat import reveal_group
 from games.services.faults import inject_fault
+from games.services.tables import snapshot_version
 from tests.games.consumers.conftest import books
 from tests.seeds import find_seed
+from tests.tables import shown_version
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -55,10 +57,12 @@ def player(rich_player):
 
 class Tab:
     """One logged-in browser tab at the table: its HTTP client and, once
-    opened, its socket, on the same session."""
+    opened, its socket, on the same session. Its BET sends the table's
+    version its page showed when the tab was opened, as the page does."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, version: str) -> None:
         self.client = client
+        self.version = version
         self.socket: WebsocketCommunicator | None = None
 
     @classmethod
@@ -68,7 +72,8 @@ class Tab:
             client.force_login(user)
             return client
 
-        return cls(await database_sync_to_async(logged_in)())
+        client = await database_sync_to_async(logged_in)()
+        return cls(client, await database_sync_to_async(shown_version)(SLUG))
 
     @property
     def session_key(self) -> str:
@@ -86,12 +91,17 @@ class Tab:
 
     async def bet_over_socket(self, fields: dict[str, str]) -> str:
         assert self.socket is not None
-        await self.socket.send_to(text_data=json.dumps({"action": "bet", **fields}))
+        message = {"action": "bet", "table_version": self.version, **fields}
+        await self.socket.send_to(text_data=json.dumps(message))
         return await self.socket.receive_from(timeout=5)
 
     async def bet_over_http(self, fields: dict[str, str]) -> str:
         post = database_sync_to_async(self.client.post)
-        response = await post(reverse("baccarat_bet", args=[SLUG]), fields, HTTP_HX_REQUEST="true")
+        response = await post(
+            reverse("baccarat_bet", args=[SLUG]),
+            {"table_version": self.version, **fields},
+            HTTP_HX_REQUEST="true",
+        )
         return response.content.decode()
 
     async def until_done(self) -> list[str]:
@@ -175,6 +185,9 @@ async def test_a_slip_key_sent_twice_makes_one_round_and_shows_it_once(player):
         ({"player": "１０"}, "written with the digits 0-9"),
         ({"player": "9" * 400}, "written with the digits 0-9"),
         ({"player": "10", "slip_key": ""}, "This bet slip has expired"),
+        # A page that sent no version (an old client) or an older one.
+        ({"player": "10", "table_version": ""}, "paytable or limits changed"),
+        ({"player": "10", "table_version": "0"}, "paytable or limits changed"),
     ],
 )
 async def test_each_refusal_reads_the_same_over_both_transports_and_takes_nothing(
@@ -192,6 +205,38 @@ async def test_each_refusal_reads_the_same_over_both_transports_and_takes_nothin
     assert await books(player) == (START, 0, player.start_rows)
     if tab.socket is not None:
         assert await tab.socket.receive_nothing(timeout=0.2)  # no reveal
+        await tab.socket.disconnect()
+
+
+@database_sync_to_async
+def change_the_paytable(tie: str) -> int:
+    """The operator changes TIE's payout: a new version of the table."""
+    table = Table.objects.get(slug=SLUG)
+    table.pays = {**table.pays, "tie": tie}
+    table.save(update_fields=["pays"])
+    return snapshot_version(table=table).number
+
+
+@pytest.mark.parametrize("transport", ["http", "socket"])
+async def test_a_bet_from_a_page_with_an_older_paytable_shows_the_new_one_and_takes_nothing(
+    player, transport
+):
+    tab = await Tab.of(player)  # the page shows TIE x9
+    if transport == "socket":
+        await tab.open()
+    number = await change_the_paytable("7")
+    bet = tab.bet_over_socket if transport == "socket" else tab.bet_over_http
+    answer = await bet({"slip_key": "stale", "tie": "10"})
+    assert "paytable or limits changed" in ERROR.search(answer).group(1)
+    assert not PLACED.search(answer)
+    assert await books(player) == (START, 0, player.start_rows)
+    # The page now shows the new payout, and its next BET names the new version.
+    assert 'id="bac-areas"' in answer and "×7<" in answer
+    assert f'name="table_version" value="{number}"' in answer
+    tab.version = str(number)
+    assert PLACED.search(await bet({"slip_key": "fresh", "tie": "10"}))
+    if tab.socket is not None:
+        await tab.until_done()
         await tab.socket.disconnect()
 
 
@@ -378,7 +423,9 @@ async def test_a_socket_dropped_right_after_bet_resumes_the_round_and_bet_again_
     tab = await Tab.of(player)
     socket = await tab.open()
     await socket.send_to(
-        text_data=json.dumps({"action": "bet", "slip_key": "blink", "player": "10"})
+        text_data=json.dumps(
+            {"action": "bet", "slip_key": "blink", "player": "10", "table_version": tab.version}
+        )
     )
     await socket.receive_from(timeout=5)  # BET's answer: the round was placed
     await socket.receive_from(timeout=5)  # the deal; then the network blinks

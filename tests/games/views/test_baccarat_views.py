@@ -17,8 +17,10 @@ from django.urls import reverse
 from games.baccarat.roads import Result
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.services.faults import inject_fault
+from games.services.tables import snapshot_version
 from games.services.wallet import Posting, post
 from tests.stored_results import store_results
+from tests.tables import shown_version
 
 SLUG = "baccarat-classic"  # chips 0.1 0.5 1 5 25 100; PLAYER/BANKER MIN 0.10; TIE 10-2,000
 
@@ -46,8 +48,10 @@ def htmx(client, name: str, data: dict | None = None, **kwargs):
 
 
 def bet(client, bets: dict[str, str], key: str = "slip-1", **extra):
-    """BET with a whole slip, as the browser sends it: chips per area."""
-    return htmx(client, "baccarat_bet", {"slip_key": key, **bets, **extra})
+    """BET with a whole slip, as the browser sends it: chips per area, and
+    the table's version the page shows."""
+    fields = {"slip_key": key, "table_version": shown_version(SLUG), **bets, **extra}
+    return htmx(client, "baccarat_bet", fields)
 
 
 def rebet_data(html: str) -> dict:
@@ -245,3 +249,44 @@ def test_settings_are_saved_per_player(tab, player):
     # The standalone page works without htmx.
     page = tab.get(reverse("baccarat_settings"))
     assert page.status_code == 200 and 'data-testid="settings-form"' in page.content.decode()
+
+
+def page_version(html: str) -> str:
+    return re.search(r'name="table_version" value="(\d+)"', html).group(1)
+
+
+def test_a_bet_from_a_page_showing_an_older_paytable_is_refused_and_shows_the_new_one(tab, player):
+    """The operator changes the paytable between the page's load and BET: the
+    bet is not settled at payouts the player never saw. It is refused with a
+    message, nothing is taken, and the answer shows the new payouts and the
+    version the next BET sends; that BET is played at the new paytable."""
+    shown = page_version(table_page(tab))
+    table = Table.objects.get(slug=SLUG)
+    table.pays = {**table.pays, "tie": "7"}
+    table.save(update_fields=["pays"])
+    version = snapshot_version(table=table)
+    rows = LedgerEntry.objects.count()
+
+    answer = bet(tab, {"tie": "10"}, table_version=shown).content.decode()
+    assert "paytable or limits changed: check the new payouts and bet again" in answer
+    assert 'id="bac-placed"' not in answer  # the slip stays to bet again
+    assert 'id="bac-areas"' in answer and 'hx-swap-oob="true"' in answer
+    assert re.search(r"TIE</span>\s*<span class=\"area-pay\">×7<", answer)
+    assert page_version(answer) == str(version.number) != shown
+    assert not Round.objects.filter(player=player).exists()
+    assert LedgerEntry.objects.count() == rows
+    assert Wallet.objects.get(user=player).balance == 100_000
+
+    assert (
+        'id="bac-placed"'
+        in bet(tab, {"tie": "10"}, table_version=page_version(answer)).content.decode()
+    )
+    assert Round.objects.get(player=player).version == version
+
+
+def test_a_bet_that_names_no_version_is_refused_like_an_old_page(tab, player):
+    """A BET from a page drawn before the version was sent (an old client)."""
+    answer = htmx(tab, "baccarat_bet", {"slip_key": "old", "player": "10"}).content.decode()
+    assert "paytable or limits changed" in answer
+    assert page_version(answer) == shown_version(SLUG)
+    assert not Round.objects.filter(player=player).exists()

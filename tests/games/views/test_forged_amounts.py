@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from games.models import Round
 from tests.games.views.test_war_views import snapshot
+from tests.tables import shown_version
 
 FORGED = "1e999999999"
 HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
@@ -36,13 +37,14 @@ def test_a_forged_amount_is_refused_422_and_the_same_slip_then_plays(
 ):
     url = reverse(endpoint, args=[slug])
     before = snapshot(player)
-    refused = client.post(url, {"slip_key": "forged", area: FORGED}, **HTMX)
+    shown = {"table_version": shown_version(slug)} if endpoint == "baccarat_bet" else {}
+    refused = client.post(url, {"slip_key": "forged", area: FORGED, **shown}, **HTMX)
     assert refused.status_code == 422
     html = refused.content.decode()
     assert refused_in in html and "written with the digits 0-9" in html
     assert snapshot(player) == before
 
-    played = client.post(url, {"slip_key": "forged", area: "5"}, **HTMX)
+    played = client.post(url, {"slip_key": "forged", area: "5", **shown}, **HTMX)
     assert played.status_code == 200
     (rnd,) = Round.objects.filter(player=player)
     assert rnd.total_bet == 500 and rnd.slip_key == "forged"

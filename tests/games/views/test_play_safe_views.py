@@ -14,6 +14,7 @@ from django.utils import timezone
 from games.models import AuditEntry, LimitRefusal, LossLimit, PlayBreak, Profile, Round
 from games.selectors import play_safe as reads
 from games.services import bets, play_safe, staff
+from tests.tables import shown_version
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +83,7 @@ def test_a_script_betting_over_the_limit_is_refused_at_both_tables(tab, player):
     )
     baccarat = tab.post(
         reverse("baccarat_bet", args=["baccarat-classic"]),
-        {"player": "10", "slip_key": "s2"},
+        {"player": "10", "slip_key": "s2", "table_version": shown_version("baccarat-classic")},
         **HTMX,
     )
     for response in (war, baccarat):

@@ -91,7 +91,12 @@ def bet(
     visit_token: str | None = None,
 ):
     """BET a whole slip (chips per area) from the page ``html`` (its visit token)."""
-    data = {"squeeze_visit": visit_token or visit(html), "slip_key": f"s{next(_keys)}", **slip}
+    data = {
+        "squeeze_visit": visit_token or visit(html),
+        "slip_key": f"s{next(_keys)}",
+        "table_version": re.search(r'name="table_version" value="(\d+)"', html).group(1),
+        **slip,
+    }
     with django_capture_on_commit_callbacks(execute=True):
         response = post(client, "baccarat_bet", data)
     assert response.status_code == 200

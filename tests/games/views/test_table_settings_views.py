@@ -16,6 +16,7 @@ from django.utils import timezone
 from games.display import signed_chips
 from games.models import Profile, Round, Table
 from games.services.tables import snapshot_version
+from tests.tables import shown_version
 
 SLUG = "baccarat-classic"
 OTHER = "baccarat-social"
@@ -40,7 +41,9 @@ def save(client, field: str, value: str, *, htmx: bool = True):
 
 def bet(client, slug: str, key: str, bets: dict[str, str]):
     response = client.post(
-        reverse("baccarat_bet", args=[slug]), {"slip_key": key, **bets}, HTTP_HX_REQUEST="true"
+        reverse("baccarat_bet", args=[slug]),
+        {"slip_key": key, "table_version": shown_version(slug), **bets},
+        HTTP_HX_REQUEST="true",
     )
     assert 'id="bac-placed"' in response.content.decode()
 

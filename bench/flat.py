@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.throwaway import copy_rounds, interleaved_medians, keep_totals, set_up_django
 
-set_up_django("casino-bench-flat-")
+# One player bets back to back here: no limit on a player's pace at the table.
+set_up_django("casino-bench-flat-", CASINO_TABLE_ACTIONS_PER_SECOND="0")
 
 from django.contrib.auth import get_user_model  # noqa: E402 - after Django's set-up
 from django.db import connection  # noqa: E402

@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.throwaway import interleaved_medians, make_rounds, set_up_django, spread_rounds
 
-set_up_django("bench-round-")
+# One player bets back to back here: no limit on a player's pace at the table.
+set_up_django("bench-round-", CASINO_TABLE_ACTIONS_PER_SECOND="0")
 
 from asgiref.sync import sync_to_async  # noqa: E402
 from channels.db import database_sync_to_async  # noqa: E402

@@ -46,8 +46,7 @@ set_up_django(
     CASINO_REVEAL_DELAY="0",
     CASINO_REVEAL_FAST_DELAY="0",
     # A player here sends a round's messages back to back: no per-socket budget.
-    CASINO_SOCKET_MESSAGES_PER_SECOND="1000000",
-    CASINO_SOCKET_MESSAGE_BURST="1000000",
+    CASINO_TABLE_ACTIONS_PER_SECOND="0",
 )
 
 from channels.db import database_sync_to_async  # noqa: E402

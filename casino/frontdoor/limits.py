@@ -17,7 +17,6 @@ address (``REMOTE_ADDR``, or the ASGI scope's client), a session, a socket.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -32,8 +31,8 @@ class Rate:
     @classmethod
     def per_second(cls, rate: float, *, burst: int) -> Rate:
         """``rate`` a second on average, in bursts of ``burst`` (a rate of 0:
-        the burst, never refilled)."""
-        return cls(burst, burst / rate if rate else math.inf)
+        no limit)."""
+        return cls(burst, burst / rate) if rate > 0 else cls(0, 1)
 
 
 @dataclass(frozen=True)
@@ -54,11 +53,12 @@ def over_rate(name: str, key: str, rate: Rate) -> int:
     starts at an offset of its own, so windows do not all end at once."""
     if not rate.count:
         return 0
+    window = max(1, int(rate.seconds))  # the counter's windows are whole seconds
     usage = get_usage(
         None,  # the key below is given, nothing is read from a request
         group=name,
         key=lambda _group, _request: key,
-        rate=(rate.count, int(rate.seconds)),
+        rate=(rate.count, window),
         increment=True,
     )
     if usage is None or not usage["should_limit"]:
@@ -82,6 +82,8 @@ class TokenBucket:
 
     def take(self) -> bool:
         """One event: True if it is within the rate."""
+        if not self.rate.count:
+            return True
         now = time.monotonic()
         refill = (now - self.stamp) * self.rate.count / self.rate.seconds
         self.tokens = min(float(self.rate.count), self.tokens + refill)

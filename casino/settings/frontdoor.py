@@ -49,8 +49,11 @@ AXES_HANDLER = "casino.frontdoor.lockout.AddressLockoutHandler"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
-# Sockets per address and per player, and a socket's messages (0: no cap).
+# Sockets per address and per player (0: no cap).
 CASINO_SOCKETS_PER_ADDRESS = envint("CASINO_SOCKETS_PER_ADDRESS", 20, minimum=0)
 CASINO_SOCKETS_PER_PLAYER = envint("CASINO_SOCKETS_PER_PLAYER", 20, minimum=0)
-CASINO_SOCKET_MESSAGES_PER_SECOND = envfloat("CASINO_SOCKET_MESSAGES_PER_SECOND", 4)
-CASINO_SOCKET_MESSAGE_BURST = envint("CASINO_SOCKET_MESSAGE_BURST", 12, minimum=1)
+# A player's actions at a table: each table socket's messages, and BET, DEAL
+# and a War decision over HTTP per player (games/services/pace.py; 0: no
+# limit, the tests' default but in their own tests).
+CASINO_TABLE_ACTIONS_PER_SECOND = envfloat("CASINO_TABLE_ACTIONS_PER_SECOND", 0 if TESTING else 4)
+CASINO_TABLE_ACTION_BURST = envint("CASINO_TABLE_ACTION_BURST", 12, minimum=1)

@@ -6,11 +6,11 @@ many of them.
 exhaust the parser's recursion. Anything that is not a JSON object is dropped.
 
 A page sends a handful of messages a round (BET, a peel's two answers, a
-speed change). A token bucket per socket (the front door's ``TokenBucket``:
-``CASINO_SOCKET_MESSAGES_PER_SECOND``, bursts of
-``CASINO_SOCKET_MESSAGE_BURST``) lets a player tap as fast as a
-hand can and refuses a script: a message over the budget is answered (a BET
-with a message saying why) or dropped, and a socket that keeps sending
+speed change). A token bucket per socket (the front door's ``TokenBucket``
+at the rate of a player's actions at a table, ``pace.table_actions``, which
+HTTP's BET, DEAL and decision keep per player) lets a player tap as fast as
+a hand can and refuses a script: a message over the budget is answered (a
+BET with a message saying why) or dropped, and a socket that keeps sending
 after ``MAX_REFUSED`` refusals is closed with ``CLOSE_CODE`` (the page's
 ws extension opens it again, with a fresh budget, after its back-off).
 """
@@ -20,10 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.conf import settings
-from django.utils.translation import gettext as _
-
-from casino.frontdoor.limits import Rate, TokenBucket
+from casino.frontdoor.limits import TokenBucket
+from games.services import pace
 
 MAX_MESSAGE_CHARS = 4096  # the longest action a page sends (a BET) is well under 1,000
 
@@ -55,12 +53,7 @@ class MessageBudget(TokenBucket):
 
     @classmethod
     def from_settings(cls) -> MessageBudget:
-        return cls(
-            Rate.per_second(
-                settings.CASINO_SOCKET_MESSAGES_PER_SECOND,
-                burst=settings.CASINO_SOCKET_MESSAGE_BURST,
-            )
-        )
+        return cls(pace.table_actions())
 
     @property
     def exhausted(self) -> bool:
@@ -68,4 +61,4 @@ class MessageBudget(TokenBucket):
 
     @staticmethod
     def refusal() -> str:
-        return _("Too many actions at once. Wait a moment, then press BET again.")
+        return str(pace.TOO_FAST)

@@ -7,7 +7,8 @@ Python's ``Decimal`` and ``int`` (and so Django's ``DecimalField`` and
 (``1e3``, ``1e999999999``), ``NaN`` and ``Infinity``; these are refused
 here with a message, before any service sees them. A bet slip with one
 is answered as a client error (``BAD_AMOUNT_STATUS``), a form with one is
-shown again with the field's error.
+shown again with the field's error. A bet over the pace of a hand at the
+table (``services.pace``) is answered 429 (``refusal_status``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy
 
 from games.display import format_chips, parse_chips
+from games.errors import BadAmount, GameError
 from games.models import UNITS_PER_CHIP
+from games.services.pace import TooFast
 
 # What a bet with an amount that is not one is answered with: a client
 # error, but not 400, which django-htmx's debug script (DEBUG only) answers
@@ -88,12 +91,28 @@ class WholeChipsField(ChipsField):
         return value * UNITS_PER_CHIP
 
 
-def refused_page(request: HttpRequest, message: str, *, back: str) -> HttpResponse:
-    """The page saying why a bet sent without htmx was refused (``BAD_AMOUNT_STATUS``),
-    with the way back to the table."""
-    return render(
-        request,
-        "games/refused.html",
-        {"message": message, "back": back},
-        status=BAD_AMOUNT_STATUS,
-    )
+def refusal_status(exc: GameError | str) -> int:
+    """The status a refused bet is answered with: a client error for an
+    amount that is not one or an action over the pace (neither comes from a
+    page a hand plays), 200 for a refusal by the rules, shown in place."""
+    if isinstance(exc, BadAmount):
+        return BAD_AMOUNT_STATUS
+    if isinstance(exc, TooFast):
+        return 429
+    return 200
+
+
+def with_status(response: HttpResponse, exc: GameError | str) -> HttpResponse:
+    """``response`` with the status of the refusal ``exc``, and for an action
+    over the pace, when to try again."""
+    response.status_code = refusal_status(exc)
+    if isinstance(exc, TooFast):
+        response["Retry-After"] = str(exc.wait)
+    return response
+
+
+def refused_page(request: HttpRequest, exc: GameError, *, back: str) -> HttpResponse:
+    """The page saying why a bet sent without htmx was refused as a client
+    error (``refusal_status``), with the way back to the table."""
+    page = render(request, "games/refused.html", {"message": exc.message, "back": back})
+    return with_status(page, exc)

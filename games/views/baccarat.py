@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from games.amounts import slip_stakes, table_version
 from games.baccarat.rules import AREAS
-from games.errors import BadAmount, GameError
+from games.errors import GameError
 from games.models import Profile, Table
 from games.presenters import baccarat as presenter
 from games.presenters import table_history as table_history_presenter
@@ -36,10 +36,10 @@ from games.selectors import table_history as table_history_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import baccarat_table
 from games.services import baccarat as service
-from games.services import bets, player_settings
+from games.services import bets, pace, player_settings
 from games.services import squeeze as squeeze_service
 from games.services.rounds import current_version, require_open
-from games.views.amounts import BAD_AMOUNT_STATUS, refused_page
+from games.views.amounts import refusal_status, refused_page, with_status
 from games.views.requests import PlayerRequest
 
 logger = logging.getLogger(__name__)
@@ -102,15 +102,14 @@ def parse_slip(request: PlayerRequest) -> dict[str, int]:
 def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> HttpResponse:
     """A refused BET: the slip stays in the browser to be fixed; the message
     says why. An amount that is not one (only a forged or hand-edited request
-    sends it) is a client error (``BAD_AMOUNT_STATUS``)."""
-    message = exc.message if isinstance(exc, GameError) else exc
-    status = BAD_AMOUNT_STATUS if isinstance(exc, BadAmount) else 200
+    sends it) or a BET over the pace of a hand is a client error
+    (``refusal_status``)."""
     if not request.htmx:
-        if status != 200:
-            return refused_page(request, message, back=table.get_absolute_url())
-        messages.error(request, message)
+        if isinstance(exc, GameError) and refusal_status(exc) != 200:
+            return refused_page(request, exc, back=table.get_absolute_url())
+        messages.error(request, exc.message if isinstance(exc, GameError) else exc)
         return redirect(table.get_absolute_url())
-    return HttpResponse(presenter.refused_answer(exc), status=status)
+    return with_status(HttpResponse(presenter.refused_answer(exc)), exc)
 
 
 @login_required
@@ -123,6 +122,7 @@ def bet(request: PlayerRequest, slug: str) -> HttpResponse:
         session=request.session, cookies=request.COOKIES, table=table, visit=visit
     )
     try:
+        pace.check_pace(user=request.user)
         placed = service.play(
             user=request.user,
             table=table,

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from games.amounts import bet_amount
-from games.errors import BadAmount, GameError
+from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
 from games.money import decimal_pays
 from games.presenters import table_history as table_history_presenter
@@ -31,11 +31,11 @@ from games.selectors import war as war_selectors
 from games.selectors.players import account_for, profile_for
 from games.selectors.tables import war_table
 from games.services import account as account_service
-from games.services import bets, rounds
+from games.services import bets, pace, rounds
 from games.services import war as war_service
 from games.services.player_settings import save_settings
 from games.views.account import MaxBetForm
-from games.views.amounts import BAD_AMOUNT_STATUS, refused_page
+from games.views.amounts import refusal_status, refused_page, with_status
 from games.views.demo import not_in_demo
 from games.views.requests import PlayerRequest
 from games.war.odds import exact_edge
@@ -90,12 +90,11 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
 def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpResponse:
     """A refused action: the message region says why; nothing else changes.
     An amount that is not one (only a forged or hand-edited request sends
-    it) is a client error (``BAD_AMOUNT_STATUS``; static/js/war.js still
-    shows its message)."""
-    status = BAD_AMOUNT_STATUS if isinstance(exc, BadAmount) else 200
+    it) or an action over the pace of a hand is a client error
+    (``refusal_status``; static/js/war.js still shows its message)."""
     if not request.htmx:
-        if status != 200:
-            return refused_page(request, exc.message, back=table.get_absolute_url())
+        if refusal_status(exc) != 200:
+            return refused_page(request, exc, back=table.get_absolute_url())
         messages.error(request, exc.message)
         return redirect(table)
     if exc.code == "timeout":
@@ -108,10 +107,9 @@ def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpRespon
         request,
         f"{TEMPLATE}#message",
         {"message": exc.message, "message_level": "error", "oob": False},
-        status=status,
     )
     response.content += play_safe_refusal(exc).encode()
-    return reswap(retarget(response, "#war-message"), "outerHTML")
+    return reswap(retarget(with_status(response, exc), "#war-message"), "outerHTML")
 
 
 def _updated(
@@ -142,6 +140,7 @@ def _updated(
 def deal(request: PlayerRequest, slug: str) -> HttpResponse:
     table = war_table(slug)
     try:
+        pace.check_pace(user=request.user)
         placed = war_service.play(
             user=request.user,
             table=table,
@@ -170,6 +169,7 @@ def decide(request: PlayerRequest, slug: str) -> HttpResponse:
     except ValueError:
         return _refusal(request, table, GameError(_("There is no such round."), code="missing"))
     try:
+        pace.check_pace(user=request.user)
         rnd = war_service.decide(
             user=request.user, round_id=round_id, decision=request.POST.get("decision", "")
         )

@@ -271,10 +271,12 @@ document.addEventListener("htmx:afterRequest", function (evt) {
 });
 
 // An amount that is not one is refused with a 422 (only a forged or
-// hand-edited slip sends one): its message still goes under the slip.
+// hand-edited slip sends one), a BET over the pace of a hand with a 429:
+// the message still goes under the slip.
 document.addEventListener("htmx:beforeSwap", function (evt) {
   const elt = evt.detail.elt;
-  if (evt.detail.xhr && evt.detail.xhr.status === 422 && elt && elt.matches && elt.matches(".bet-button")) {
+  const status = evt.detail.xhr ? evt.detail.xhr.status : 0;
+  if ((status === 422 || status === 429) && elt && elt.matches && elt.matches(".bet-button")) {
     evt.detail.shouldSwap = true;
     evt.detail.isError = false;
   }

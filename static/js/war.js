@@ -208,9 +208,11 @@ if (app && form) {
   });
 
   // An amount that is not one is refused with a 422 (only a forged or
-  // hand-edited slip sends one); its message still goes in the message region.
+  // hand-edited slip sends one), an action over the pace of a hand with a
+  // 429; the message still goes in the message region.
   document.body.addEventListener("htmx:beforeSwap", (event) => {
-    if (event.detail?.xhr?.status === 422 && event.detail?.target?.id === "war-message") {
+    const status = event.detail?.xhr?.status;
+    if ((status === 422 || status === 429) && event.detail?.target?.id === "war-message") {
       event.detail.shouldSwap = true;
       event.detail.isError = false;
     }

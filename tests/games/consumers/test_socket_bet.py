@@ -369,8 +369,8 @@ async def test_a_tab_opened_after_the_only_other_closed_still_gets_pushes(player
 
 
 async def test_a_flood_of_messages_is_refused_then_cut_off(player, settings):
-    settings.CASINO_SOCKET_MESSAGES_PER_SECOND = 1
-    settings.CASINO_SOCKET_MESSAGE_BURST = 2
+    settings.CASINO_TABLE_ACTIONS_PER_SECOND = 1
+    settings.CASINO_TABLE_ACTION_BURST = 2
     tab = await Tab.of(player)
     socket = await tab.open()
     frame = json.dumps({"action": "bet", "slip_key": "", "player": "10"})

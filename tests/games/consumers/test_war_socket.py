@@ -214,8 +214,8 @@ async def test_a_deal_after_the_session_ended_closes_the_socket_and_deals_nothin
 
 
 async def test_a_flood_of_deals_is_refused_in_the_players_language_then_cut_off(player, settings):
-    settings.CASINO_SOCKET_MESSAGES_PER_SECOND = 1
-    settings.CASINO_SOCKET_MESSAGE_BURST = 1
+    settings.CASINO_TABLE_ACTIONS_PER_SECOND = 1
+    settings.CASINO_TABLE_ACTION_BURST = 1
     socket, _ = await open_tab(player)
     frame = json.dumps({"action": "deal", "slip_key": "", "ante": "10", "tie_bet": ""})
     await socket.send_to(text_data=frame)

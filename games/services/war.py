@@ -12,8 +12,10 @@ survives a log-out, a lost socket or a server restart.
 The decision has a time limit (the round's version ``decision_timeout``).
 The server stores the deadline on the round and is the authority on it: the
 table's websocket consumer takes the player off the table when it passes,
-``decide`` refuses a late decision, and coming back to the table (``resume``)
-restarts the countdown with the same cards.
+``decide`` refuses a late decision (over HTTP too, which sends the page off
+the table), and coming back to the table after that (``back_at_table``)
+restarts the countdown with the same cards. A reload while the countdown
+runs shows the seconds left: it buys no time.
 
 Amounts are minor units (1 chip = 100 units); bets are whole chips.
 """
@@ -364,12 +366,21 @@ def _decide(
 
 @transaction.atomic
 def resume(*, user: User, table: Table, now: dt.datetime | None = None) -> Round | None:
-    """The player is back at the table: their waiting round, if any, with a
-    fresh countdown (the same cards; nothing is dealt again)."""
+    """The player is back at the table: their waiting round, if any, as
+    ``back_at_table`` leaves it (the same cards; nothing is dealt again)."""
     rnd = war_selectors.open_round(user=user, table=table)
     if rnd is None:
         return None
-    return restart_countdown(rnd, now=now)
+    return back_at_table(rnd, now=now)
+
+
+def back_at_table(rnd: Round, *, now: dt.datetime | None = None) -> Round:
+    """A waiting round as the table shows it: one whose time ran out (the
+    player was taken off the table) with a fresh countdown; one whose
+    countdown still runs as it is, so a reload buys no time."""
+    if timed_out(rnd, now=now):
+        return restart_countdown(rnd, now=now)
+    return rnd
 
 
 def restart_countdown(rnd: Round, *, now: dt.datetime | None = None) -> Round:

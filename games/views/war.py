@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
@@ -61,11 +62,12 @@ def _limits(request: PlayerRequest, table: Table, profile: Profile) -> dict:
 @require_GET
 def table(request: PlayerRequest, slug: str) -> HttpResponse:
     """The table. A round still waiting for a tie decision comes back with
-    its cards and a fresh countdown."""
+    its cards and the seconds left, or a fresh countdown when its time ran
+    out (the player was taken off the table and is back)."""
     table = war_table(slug)
     account = account_for(request.user)
     found = war_selectors.table_rounds(user=request.user, table=table)
-    rnd = war_service.restart_countdown(found.waiting) if found.waiting else None
+    rnd = war_service.back_at_table(found.waiting) if found.waiting else None
     shown = request.GET.get("round", "")
     # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
     if rnd is None and shown.isascii() and shown.isdigit():
@@ -92,17 +94,20 @@ def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpRespon
     An amount that is not one (only a forged or hand-edited request sends
     it) or an action over the pace of a hand is a client error
     (``refusal_status``; static/js/war.js still shows its message)."""
+    if exc.code == "timeout":
+        # Time ran out: the player is taken off the table, as the socket
+        # does (the lobby says so and links back to the saved round).
+        timed_out_url = reverse("war_timed_out", args=[table.slug])
+        if not request.htmx:
+            return redirect(timed_out_url)
+        response = HttpResponse("")
+        response["HX-Redirect"] = request.build_absolute_uri(timed_out_url)
+        return response
     if not request.htmx:
         if refusal_status(exc) != 200:
             return refused_page(request, exc, back=table.get_absolute_url())
         messages.error(request, exc.message)
         return redirect(table)
-    if exc.code == "timeout":
-        response = HttpResponse("")
-        response["HX-Redirect"] = request.build_absolute_uri(
-            f"{table.get_absolute_url()}timed-out/"
-        )
-        return response
     response = render(
         request,
         f"{TEMPLATE}#message",

@@ -415,6 +415,20 @@ def test_timeout_saves_the_round_and_coming_back_resumes_it(make_player, table):
     assert settled.returns == {"ante": 1_000, "raise": 2_000}
 
 
+def test_coming_back_while_the_countdown_runs_buys_no_time(make_player, table):
+    user = make_player(chips=1_000)
+    next_shoe(user, "tie")
+    start = timezone.now()
+    rnd = deal(user, table, ante=10, now=start)
+    back = war.resume(user=user, table=table, now=start + dt.timedelta(seconds=29))
+    assert back.decision_deadline == rnd.decision_deadline
+    assert Round.objects.get(pk=rnd.pk).decision_deadline == rnd.decision_deadline
+    late = rnd.decision_deadline + war.DECISION_GRACE + dt.timedelta(seconds=1)
+    with pytest.raises(GameError) as refused:
+        war.decide(user=user, round_id=rnd.pk, decision="war", now=late)
+    assert refused.value.code == "timeout"
+
+
 def test_a_decision_a_moment_after_the_deadline_still_counts(make_player, table):
     user = make_player(chips=1_000)
     next_shoe(user, "tie")

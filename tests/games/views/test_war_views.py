@@ -268,6 +268,37 @@ def test_when_time_runs_out_the_player_lands_in_the_lobby_and_comes_back_to_the_
     assert Round.objects.get(pk=rnd.pk).status == Round.Status.SETTLED
 
 
+def test_over_http_a_reload_buys_no_time_and_a_late_decision_takes_the_player_off_the_table(
+    client, player, table
+):
+    """Found by the cold attack of issue 44: over HTTP a tie decision was
+    accepted after its deadline, for the table page restarted the countdown
+    at every load. A reload shows the seconds left; once they run out a
+    decision is refused (without htmx too) and the player lands in the
+    lobby, the round saved, as over the socket."""
+    next_shoe(player, "tie")
+    client.post(url("war_deal", table), {"ante": "10", "slip_key": "r"}, **HTMX)
+    rnd = Round.objects.get(player=player)
+    # 29 of the 30 seconds gone: a reload shows the one left.
+    deadline = timezone.now() + dt.timedelta(seconds=1)
+    Round.objects.filter(pk=rnd.pk).update(decision_deadline=deadline)
+    page = client.get(table.get_absolute_url(), **EN).content.decode()
+    assert 'data-seconds-left="1"' in page
+    assert Round.objects.get(pk=rnd.pk).decision_deadline == deadline
+    # The deadline (and its grace) passed: a decision posted without htmx.
+    Round.objects.filter(pk=rnd.pk).update(
+        decision_deadline=timezone.now() - war.DECISION_GRACE - dt.timedelta(seconds=1)
+    )
+    before = snapshot(player)
+    response = client.post(url("war_decide", table), {"round_id": rnd.pk, "decision": "war"}, **EN)
+    assert response.status_code == 302
+    assert response["Location"] == url("war_timed_out", table)
+    lobby = client.get(response["Location"], follow=True, **EN).content.decode()
+    assert "Time ran out for your war decision" in lobby
+    assert Round.objects.get(pk=rnd.pk).status == Round.Status.OPEN
+    assert snapshot(player) == before
+
+
 def test_a_double_deal_is_charged_once(client, player, table):
     next_shoe(player, "lose")
     for _ in range(2):

@@ -76,7 +76,7 @@ def test_the_table_shows_limits_paytable_balance_and_the_next_seed_hash(tab, pla
     assert "MIN 0.10 · MAX 20,000" in html  # PLAYER
     assert "MIN 10 · MAX 2,000" in html  # TIE
     assert 'data-testid="table-balance">1,000<' in html
-    assert 'ws-connect="/ws/baccarat/baccarat-classic/"' in html
+    assert 'ws-connect="/ws/baccarat/baccarat-classic/?lang=en"' in html
     seed = Profile.objects.get(user=player).next_server_seed
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() in html
     # The paytable behind the MIN/MAX sign.

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from django.core.exceptions import ImproperlyConfigured
+
 from casino.settings.base import TESTING
 from casino.settings.env import envfloat, envint
 
@@ -57,3 +59,9 @@ CASINO_SOCKETS_PER_PLAYER = envint("CASINO_SOCKETS_PER_PLAYER", 20, minimum=0)
 # limit, the tests' default but in their own tests).
 CASINO_TABLE_ACTIONS_PER_SECOND = envfloat("CASINO_TABLE_ACTIONS_PER_SECOND", 0 if TESTING else 4)
 CASINO_TABLE_ACTION_BURST = envint("CASINO_TABLE_ACTION_BURST", 12, minimum=1)
+for _old, _new in (
+    ("CASINO_SOCKET_MESSAGES_PER_SECOND", "CASINO_TABLE_ACTIONS_PER_SECOND"),
+    ("CASINO_SOCKET_MESSAGE_BURST", "CASINO_TABLE_ACTION_BURST"),
+):
+    if _old in os.environ:  # renamed: never ignored without a word
+        raise ImproperlyConfigured(f"{_old} is now {_new}: rename it in the environment")

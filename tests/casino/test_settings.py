@@ -111,3 +111,11 @@ def test_a_second_sqlite_site_never_shares_make_runs_published_checkpoint():
     assert published_file(CASINO_SQLITE_PATH="/srv/x/bench.sqlite3") == "/srv/x/bench.log_published"
     on_postgres = published_file(DATABASE_URL="postgres://u:p@127.0.0.1:5432/casino")
     assert on_postgres == str(ROOT / "db" / "log_published")
+
+
+def test_a_renamed_knob_stops_start_up_instead_of_being_ignored():
+    result = run_django("import django; django.setup()", CASINO_SOCKET_MESSAGES_PER_SECOND="2")
+    assert result.returncode != 0
+    assert "CASINO_SOCKET_MESSAGES_PER_SECOND is now CASINO_TABLE_ACTIONS_PER_SECOND" in (
+        result.stderr
+    )

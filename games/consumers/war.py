@@ -38,7 +38,7 @@ from django.http import Http404
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from games.amounts import bet_amount
+from games.amounts import bet_amount, table_version
 from games.consumers.language import scope_language
 from games.consumers.limits import MessageBudget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
@@ -50,12 +50,16 @@ from games.presenters.refusals import play_safe_refusal
 from games.selectors import war as war_selectors
 from games.selectors.players import profile_for
 from games.selectors.tables import war_table
+from games.services import bets
 from games.services import war as war_service
 
 logger = logging.getLogger(__name__)
 
 
 TIMEOUT_CLOSE_CODE = 4000
+# The DEAL came from a page showing an older paytable or limits: the page
+# draws itself again with the ones in force (?terms=changed says why).
+TERMS_CHANGED_CLOSE_CODE = 4002
 UNAUTHENTICATED_CLOSE_CODE = 4001
 
 
@@ -76,6 +80,7 @@ def _war_table(slug: str) -> Table | None:
 class Answer:
     html: str = ""
     timed_out: bool = False  # the decision came after its deadline
+    terms_changed: bool = False  # the page showed an older paytable or limits
     session_over: bool = False
 
 
@@ -134,6 +139,8 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             await self.session_end()
         elif answer.timed_out:
             await self.close(code=TIMEOUT_CLOSE_CODE)
+        elif answer.terms_changed:
+            await self.close(code=TERMS_CHANGED_CLOSE_CODE)
         else:
             await self.send(text_data=answer.html)
 
@@ -152,6 +159,7 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                         ante=bet_amount(message.get("ante")),
                         tie_bet=bet_amount(message.get("tie_bet")),
                         slip_key=text_field(message, "slip_key"),
+                        shown_version=table_version(message),
                     )
                     rnd, balance, profile, fresh_from = (
                         placed.round,
@@ -176,6 +184,8 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             except GameError as exc:
                 if exc.code == "timeout":
                     return Answer(timed_out=True)
+                if isinstance(exc, bets.TableChanged):
+                    return Answer(terms_changed=True)
                 return Answer(presenter.refused_answer(exc.message) + play_safe_refusal(exc))
             except Exception:
                 # Everything ran in one transaction, now rolled back.

@@ -277,12 +277,14 @@ class TableChanged(BetRefused):
     code = "table_changed"
 
     def __init__(self, *, version: TableVersion, limits: BetLimits, balance: int) -> None:
-        super().__init__(
-            _("The table's paytable or limits changed: check the new payouts and bet again.")
-        )
+        super().__init__(self.message_text())
         self.version = version
         self.limits = limits
         self.balance = balance
+
+    @staticmethod
+    def message_text() -> str:
+        return _("The table's paytable or limits changed: check the new payouts and bet again.")
 
 
 def check_terms(

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy
 from casino.frontdoor.limits import Rate, over_rate
 from games.errors import GameError
 
-TOO_FAST = gettext_lazy("Too many actions at once. Wait a moment, then press BET again.")
+TOO_FAST = gettext_lazy("Too many actions at once. Wait a moment, then try again.")
 
 
 class TooFast(GameError):

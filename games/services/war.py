@@ -111,6 +111,9 @@ class WarDealer:
 
     ante: int
     tie_bet: int
+    # The table's version the player's page showed; None: none named (a
+    # client with no page), the version in force applies.
+    shown_version: int | None = None
     game: str = Game.WAR
 
     @property
@@ -132,6 +135,10 @@ class WarDealer:
                 _("Finish your war decision first: WAR or SURRENDER."), code="open_round"
             )
         limits = bets.war_limits(user=user, version=version, profile=profile, chips=table.chips)
+        if self.shown_version is not None:
+            bets.check_terms(
+                shown=self.shown_version, version=version, limits=limits, balance=balance
+            )
         checked = bets.check_bets(
             bets={"ante": self.ante, "tie_bet": self.tie_bet}, limits=limits, balance=balance
         )
@@ -215,16 +222,21 @@ def play(
     ante: int,
     tie_bet: int,
     slip_key: str,
+    shown_version: int | None = None,
     now: dt.datetime | None = None,
 ) -> rounds.Placed:
     """DEAL: take the bets, deal one card each and settle, or open the tie decision.
+
+    ``shown_version``: the number of the table's version (paytable and
+    limits) the player's page showed; one that is not the version in force
+    is refused with ``bets.TableChanged`` before anything is taken.
 
     ``slip_key`` identifies one press of DEAL: sending the same slip again
     (a double click, a retried request) returns the round it made and charges
     nothing more.
     """
     started = time.time()
-    dealer = WarDealer(ante=ante, tie_bet=tie_bet)
+    dealer = WarDealer(ante=ante, tie_bet=tie_bet, shown_version=shown_version)
     placed = rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
     metrics.result_sent(Game.WAR, started)  # the answer carries the result (or the tie)
     return placed

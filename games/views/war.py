@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
-from games.amounts import bet_amount
+from games.amounts import bet_amount, table_version
 from games.errors import GameError
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
 from games.money import decimal_pays
@@ -73,6 +73,8 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     if rnd is None and shown.isascii() and shown.isdigit():
         # The round just played, when the page was reloaded to show it.
         rnd = war_selectors.shown_round(user=request.user, table=table, round_id=int(shown))
+    if request.GET.get("terms") == "changed":
+        messages.error(request, bets.TableChanged.message_text())
     if not table.enabled and rnd is None:
         messages.error(
             request, _("This table is closed. Please choose another table in the lobby.")
@@ -94,6 +96,15 @@ def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpRespon
     An amount that is not one (only a forged or hand-edited request sends
     it) or an action over the pace of a hand is a client error
     (``refusal_status``; static/js/war.js still shows its message)."""
+    if isinstance(exc, bets.TableChanged):
+        # The page showed older payouts or limits: it is drawn again with
+        # the ones in force, saying why (as the socket's page is).
+        changed_url = f"{table.get_absolute_url()}?terms=changed"
+        if not request.htmx:
+            return redirect(changed_url)
+        response = HttpResponse("")
+        response["HX-Redirect"] = request.build_absolute_uri(changed_url)
+        return response
     if exc.code == "timeout":
         # Time ran out: the player is taken off the table, as the socket
         # does (the lobby says so and links back to the saved round).
@@ -152,6 +163,7 @@ def deal(request: PlayerRequest, slug: str) -> HttpResponse:
             ante=bet_amount(request.POST.get("ante")),
             tie_bet=bet_amount(request.POST.get("tie_bet")),
             slip_key=request.POST.get("slip_key", ""),
+            shown_version=table_version(request.POST),
         )
     except GameError as exc:
         return _refusal(request, table, exc)

@@ -221,6 +221,8 @@ if (app && form) {
   // The server closes the socket with 4000 when the decision time ran out.
   app.addEventListener("htmx:wsClose", (event) => {
     if (event.detail?.event?.code === 4000) leaveTable();
+    // 4002: the table's paytable or limits changed: the page is drawn again with them.
+    if (event.detail?.event?.code === 4002) window.location.assign(app.dataset.termsChangedUrl);
     // 4001: the session ended (logged out elsewhere, expired, deactivated): sign in again.
     if (event.detail?.event?.code === 4001) {
       window.location.assign(`/accounts/login/?next=${encodeURIComponent(window.location.pathname)}`);

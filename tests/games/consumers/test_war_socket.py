@@ -24,6 +24,7 @@ from django.urls import reverse
 from casino.asgi import application
 from games.consumers.limits import MessageBudget
 from games.consumers.session import SESSION_END_CLOSE_CODE
+from games.consumers.war import TERMS_CHANGED_CLOSE_CODE
 from games.models import UNITS_PER_CHIP, Profile, Round, Table
 from games.services.tables import save_table, table_snapshot
 from games.war.rules import first_cards_tied
@@ -271,3 +272,27 @@ async def test_the_operators_changes_reach_a_socket_already_open_at_its_next_dea
     assert count == 2
     assert balance == START - sum(r.total_bet - r.total_return for r in (first, second))
     await socket.disconnect()
+
+
+async def test_a_deal_from_a_page_with_an_older_paytable_takes_nothing_and_redraws_the_page(
+    player,
+):
+    """The operator lowers the tie bonus after the page was drawn: a DEAL
+    naming the version that page showed is not settled at payouts the
+    player never saw. The socket closes with its own code, on which the page
+    loads itself again with the terms in force; nothing is taken."""
+    table = await database_sync_to_async(Table.objects.select_related("current_version").get)(
+        slug="casino-war"
+    )
+    shown = table.current_version.number
+    socket, _ = await open_tab(player)
+    await operator_edits("casino-war", pays={**table.pays, "tie_bet": "3"})
+    await socket.send_to(
+        text_data=json.dumps(
+            {"action": "deal", "slip_key": "stale", "ante": "10", "tie_bet": "5",
+             "table_version": str(shown)}
+        )
+    )  # fmt: skip
+    output = await socket.receive_output(timeout=5)
+    assert output == {"type": "websocket.close", "code": TERMS_CHANGED_CLOSE_CODE}
+    assert await books(player) == (START, 0, player.start_rows)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import cache
 
 import pytest
@@ -13,6 +14,7 @@ from games.cards import server_seed_hash
 from games.models import LedgerEntry, Profile, Round, Table, Wallet
 from games.money import decimal_pays
 from games.services import account, war
+from games.services.tables import save_table, table_snapshot
 from games.war.odds import exact_edge
 from tests.seeds import find_seed, war_cases
 
@@ -456,3 +458,33 @@ def test_the_menu_bet_options_say_when_the_max_bet_can_change_again(client, play
     allowed = account.next_change_allowed(changed).astimezone(account.WEEK_ZONE)
     assert allowed.strftime("%a %Y-%m-%d 00:00").startswith("Fri")
     assert allowed.strftime("%a %Y-%m-%d 00:00") in body
+
+
+def test_a_deal_from_a_page_showing_an_older_paytable_takes_nothing_and_redraws_it(
+    client, player, table
+):
+    """The operator lowers the tie bonus between the page's load and DEAL:
+    the DEAL is not settled at payouts the player never saw. Nothing is
+    taken; the page is drawn again with the new paytable and says why."""
+    shown = re.search(
+        r'name="table_version" value="(\d+)"',
+        client.get(table.get_absolute_url(), **EN).content.decode(),
+    ).group(1)
+    before = table_snapshot(table)
+    table.pays = {**table.pays, "tie_bet": "3"}  # 2 to 1, not 10 to 1
+    save_table(table=table, actor=None, before=before)
+    rows, balance = LedgerEntry.objects.count(), Wallet.objects.get(user=player).balance
+    fields = {"ante": "10", "tie_bet": "5", "slip_key": "stale", "table_version": shown}
+    response = client.post(url("war_deal", table), fields, **HTMX)
+    assert response["HX-Redirect"].endswith(f"{table.get_absolute_url()}?terms=changed")
+    assert not Round.objects.filter(player=player).exists()
+    assert LedgerEntry.objects.count() == rows
+    assert Wallet.objects.get(user=player).balance == balance
+    page = client.get(response["HX-Redirect"], **EN).content.decode()
+    assert "paytable or limits changed: check the new payouts and bet again" in page
+    assert "2 to 1" in page
+    new = re.search(r'name="table_version" value="(\d+)"', page).group(1)
+    assert new != shown
+    fields = {**fields, "slip_key": "fresh", "table_version": new}
+    client.post(url("war_deal", table), fields, **HTMX)
+    assert Round.objects.get(player=player).version.number == int(new)

@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import reswap, retarget
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from games.amounts import bet_amount, table_version
 from games.errors import GameError
@@ -99,21 +99,11 @@ def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpRespon
     if isinstance(exc, bets.TableChanged):
         # The page showed older payouts or limits: it is drawn again with
         # the ones in force, saying why (as the socket's page is).
-        changed_url = f"{table.get_absolute_url()}?terms=changed"
-        if not request.htmx:
-            return redirect(changed_url)
-        response = HttpResponse("")
-        response["HX-Redirect"] = request.build_absolute_uri(changed_url)
-        return response
+        return _page_goes_to(request, f"{table.get_absolute_url()}?terms=changed")
     if exc.code == "timeout":
         # Time ran out: the player is taken off the table, as the socket
         # does (the lobby says so and links back to the saved round).
-        timed_out_url = reverse("war_timed_out", args=[table.slug])
-        if not request.htmx:
-            return redirect(timed_out_url)
-        response = HttpResponse("")
-        response["HX-Redirect"] = request.build_absolute_uri(timed_out_url)
-        return response
+        return _page_goes_to(request, reverse("war_timed_out", args=[table.slug]))
     if not request.htmx:
         if refusal_status(exc) != 200:
             return refused_page(request, exc, back=table.get_absolute_url())
@@ -126,6 +116,14 @@ def _refusal(request: PlayerRequest, table: Table, exc: GameError) -> HttpRespon
     )
     response.content += play_safe_refusal(exc).encode()
     return reswap(retarget(with_status(response, exc), "#war-message"), "outerHTML")
+
+
+def _page_goes_to(request: PlayerRequest, url: str) -> HttpResponse:
+    """The page loads ``url``: htmx is told to (``HX-Redirect``), a form
+    posted without it is redirected."""
+    if not request.htmx:
+        return redirect(url)
+    return HttpResponseClientRedirect(request.build_absolute_uri(url))
 
 
 def _updated(

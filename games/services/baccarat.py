@@ -12,7 +12,6 @@ transaction. The websocket reveal that follows only shows the stored round.
 from __future__ import annotations
 
 import datetime as dt
-import enum
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from games.cards import FairRng, new_shoe, shuffle
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.services import bets, rounds
+from games.services.bets import IN_FORCE, Terms
 from games.services.push import baccarat_group
 from games.services.wallet import Posting
 
@@ -36,16 +36,6 @@ PAIR_OF = {"player": "player_pair", "banker": "banker_pair"}
 
 
 reveal_group = baccarat_group  # the name the consumer and the tests use
-
-
-class Terms(enum.Enum):
-    """A BET from no page (a test, the drill): no version was shown, the
-    one in force applies. A page's BET always names the version it showed."""
-
-    IN_FORCE = "in force"
-
-
-IN_FORCE = Terms.IN_FORCE
 
 
 @functools.lru_cache(maxsize=64)
@@ -154,10 +144,7 @@ class BaccaratDealer:
         limits = bets.baccarat_limits(
             user=user, version=version, profile=profile, chips=table.chips
         )
-        if not isinstance(self.shown_version, Terms):  # a page's BET
-            bets.check_terms(
-                shown=self.shown_version, version=version, limits=limits, balance=balance
-            )
+        bets.check_terms(shown=self.shown_version, version=version, limits=limits, balance=balance)
         return bets.check_bets(bets=self.bets, limits=limits, balance=balance).stakes
 
     def deal(

@@ -21,6 +21,7 @@ too, so the page and the check never disagree.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import zoneinfo
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -268,6 +269,16 @@ def war_limits(
 # ------------------------------------------------------------------ the terms
 
 
+class Terms(enum.Enum):
+    """A bet no page's terms hold (a test, the drill, a War DEAL naming no
+    version): the version in force applies."""
+
+    IN_FORCE = "in force"
+
+
+IN_FORCE = Terms.IN_FORCE
+
+
 class TableChanged(BetRefused):
     """A bet made from a page that showed an older version of the table's
     paytable and limits: refused, with what the page needs to show the
@@ -288,12 +299,13 @@ class TableChanged(BetRefused):
 
 
 def check_terms(
-    *, shown: int | None, version: TableVersion, limits: BetLimits, balance: int
+    *, shown: int | None | Terms, version: TableVersion, limits: BetLimits, balance: int
 ) -> None:
     """A bet is settled only under the version of the table the player saw:
     ``shown``, the version number the page was drawn with (None when the
-    client sent none, an old page), must be ``version``, the one in force."""
-    if shown != version.number:
+    client sent none, an old page), must be ``version``, the one in force;
+    ``IN_FORCE``: no page's terms to hold the bet to."""
+    if shown is not IN_FORCE and shown != version.number:
         raise TableChanged(version=version, limits=limits, balance=balance)
 
 

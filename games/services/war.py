@@ -111,9 +111,8 @@ class WarDealer:
 
     ante: int
     tie_bet: int
-    # The table's version the player's page showed; None: none named (a
-    # client with no page), the version in force applies.
-    shown_version: int | None = None
+    # The table's version the player's page showed (``bets.check_terms``).
+    shown_version: int | bets.Terms = bets.IN_FORCE
     game: str = Game.WAR
 
     @property
@@ -135,10 +134,7 @@ class WarDealer:
                 _("Finish your war decision first: WAR or SURRENDER."), code="open_round"
             )
         limits = bets.war_limits(user=user, version=version, profile=profile, chips=table.chips)
-        if self.shown_version is not None:
-            bets.check_terms(
-                shown=self.shown_version, version=version, limits=limits, balance=balance
-            )
+        bets.check_terms(shown=self.shown_version, version=version, limits=limits, balance=balance)
         checked = bets.check_bets(
             bets={"ante": self.ante, "tie_bet": self.tie_bet}, limits=limits, balance=balance
         )
@@ -229,14 +225,16 @@ def play(
 
     ``shown_version``: the number of the table's version (paytable and
     limits) the player's page showed; one that is not the version in force
-    is refused with ``bets.TableChanged`` before anything is taken.
+    is refused with ``bets.TableChanged`` before anything is taken. None (a
+    DEAL naming no version) plays under the version in force.
 
     ``slip_key`` identifies one press of DEAL: sending the same slip again
     (a double click, a retried request) returns the round it made and charges
     nothing more.
     """
     started = time.time()
-    dealer = WarDealer(ante=ante, tie_bet=tie_bet, shown_version=shown_version)
+    terms = bets.IN_FORCE if shown_version is None else shown_version
+    dealer = WarDealer(ante=ante, tie_bet=tie_bet, shown_version=terms)
     placed = rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
     metrics.result_sent(Game.WAR, started)  # the answer carries the result (or the tie)
     return placed

@@ -34,6 +34,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
+from django.db.models import Model
 
 from games.models import PlayerDay, Profile, Round, TableHour
 from games.rows import plain_cursor
@@ -185,36 +186,49 @@ def session_term(rnd: Round, net: int) -> Statement:
 
 
 def _day_upsert(rnd: Round, change: Share, profile: Profile) -> Statement:
-    """One upsert of the row of the round's day, game and result (PostgreSQL and SQLite alike)."""
+    """One upsert of the row of the round's day, game and result."""
     day = rnd.created_at.astimezone(zone_named(profile.time_zone)).date()
-    table = connection.ops.quote_name(PlayerDay._meta.db_table)
-    sums = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in _COUNTED)
-    sql = (
-        f"INSERT INTO {table} (player_id, day, game, result, {', '.join(_COUNTED)}) "  # noqa: S608 - names are ours
-        f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-        f"ON CONFLICT (player_id, day, game, result) DO UPDATE SET {sums}"
-    )
-    values = [rnd.player_id, connection.ops.adapt_datefield_value(day), change.game, change.result]
-    return (sql, [*values, change.rounds, change.staked, change.returned, change.open_raise])
-
-
-_COUNTED = ("rounds", "staked", "returned", "open_raise")
+    key = {
+        "player_id": rnd.player_id,
+        "day": connection.ops.adapt_datefield_value(day),
+        "game": change.game,
+        "result": change.result,
+    }
+    counts = {
+        "rounds": change.rounds,
+        "staked": change.staked,
+        "returned": change.returned,
+        "open_raise": change.open_raise,
+    }
+    return _adding_upsert(PlayerDay, key, counts)
 
 
 def _hour_upsert(rnd: Round, change: AtTable) -> Statement:
-    """One upsert of the row of the round's UTC hour, table, version and
-    player (PostgreSQL and SQLite alike)."""
+    """One upsert of the row of the round's UTC hour, table, version and player."""
     hour = rnd.created_at.astimezone(dt.UTC).replace(minute=0, second=0, microsecond=0)
-    table = connection.ops.quote_name(TableHour._meta.db_table)
-    sums = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in HOUR_COLUMNS)
+    key = {
+        "hour": connection.ops.adapt_datetimefield_value(hour),
+        "table_id": rnd.table_id,
+        "version_id": rnd.version_id,
+        "player_id": rnd.player_id,
+    }
+    values = [change.rounds, change.staked, change.returned, change.seated, *change.on_areas]
+    return _adding_upsert(TableHour, key, dict(zip(HOUR_COLUMNS, values, strict=True)))
+
+
+def _adding_upsert(model: type[Model], key: dict[str, Any], counts: dict[str, int]) -> Statement:
+    """The INSERT of ``model``'s row at ``key`` (its unique columns) with
+    ``counts``, or the ``counts`` added to the row already there: one
+    statement, on PostgreSQL and SQLite alike."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    columns = [*key, *counts]
+    sums = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in counts)
     sql = (
-        f"INSERT INTO {table} (hour, table_id, version_id, player_id, {', '.join(HOUR_COLUMNS)}) "  # noqa: S608 - names are ours
-        f"VALUES ({', '.join(['%s'] * (4 + len(HOUR_COLUMNS)))}) "
-        f"ON CONFLICT (hour, table_id, version_id, player_id) DO UPDATE SET {sums}"
+        f"INSERT INTO {table} ({', '.join(columns)}) "  # noqa: S608 - names are ours
+        f"VALUES ({', '.join(['%s'] * len(columns))}) "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {sums}"
     )
-    key = [connection.ops.adapt_datetimefield_value(hour), rnd.table_id, rnd.version_id]
-    counts = [change.rounds, change.staked, change.returned, change.seated, *change.on_areas]
-    return (sql, [*key, rnd.player_id, *counts])
+    return (sql, [*key.values(), *counts.values()])
 
 
 def rebuild_days(*, user: User) -> None:

@@ -10,6 +10,9 @@ CASINO_DAILY_TOPUP_CHIPS = envint("CASINO_DAILY_TOPUP_CHIPS", 1_000, minimum=0)
 # The most an operator credits a wallet in one adjustment (a typo's extra
 # zeros are refused, not paid).
 CASINO_MAX_CREDIT_CHIPS = envint("CASINO_MAX_CREDIT_CHIPS", 10_000_000, minimum=1)
+# The most one staff account credits in 24 hours, every player together:
+# an operator who credits the cap again and again is stopped here.
+CASINO_MAX_CREDIT_CHIPS_PER_DAY = envint("CASINO_MAX_CREDIT_CHIPS_PER_DAY", 50_000_000, minimum=1)
 # Seconds between two cards of the reveal (normal and fast-forward).
 CASINO_REVEAL_DELAY = envfloat("CASINO_REVEAL_DELAY", 0.6)
 CASINO_REVEAL_FAST_DELAY = envfloat("CASINO_REVEAL_FAST_DELAY", 0.1)

@@ -12,14 +12,18 @@ open tables close at once and a reactivated account starts from a new login.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.display import format_chips
 from games.errors import GameError
-from games.models import UNITS_PER_CHIP, Wallet
+from games.models import UNITS_PER_CHIP, LedgerEntry, Wallet
 from games.services.staff import DEACTIVATE, REACTIVATE, set_account_active
 from games.services.wallet import adjust_balance, refuse_demo_wallet
 
@@ -74,11 +78,41 @@ def check_adjustment(*, wallet: Wallet, amount: int = 0, actor: User | None = No
         )
 
 
+def check_day_of_credits(*, actor: User, amount: int, wallets: int) -> None:
+    """Refuse credits that would take what ``actor`` credited in the last 24
+    hours, every player together, past ``CASINO_MAX_CREDIT_CHIPS_PER_DAY``.
+
+    The actor's own row is locked first, so two credits of one operator at
+    once are counted one after the other, never both against the same sum."""
+    if amount <= 0:
+        return
+    list(User.objects.select_for_update().filter(pk=actor.pk).values_list("pk", flat=True))
+    since = timezone.now() - timedelta(days=1)
+    done = (
+        LedgerEntry.objects.filter(
+            actor=actor, kind=LedgerEntry.Kind.ADJUSTMENT, amount__gt=0, created_at__gte=since
+        ).aggregate(total=Sum("amount"))["total"]
+        or 0
+    )
+    most = settings.CASINO_MAX_CREDIT_CHIPS_PER_DAY * UNITS_PER_CHIP
+    if done + amount * wallets > most:
+        raise GameError(
+            _(
+                "You have credited %(done)s chips in the last 24 hours; one staff account "
+                "credits at most %(most)s a day (CASINO_MAX_CREDIT_CHIPS_PER_DAY). "
+                "Nothing was changed."
+            )
+            % {"done": format_chips(done), "most": format_chips(most)},
+            code="credit_day_limit",
+        )
+
+
 @transaction.atomic
 def do_adjustments(*, wallet_ids: list[int], amount: int, reason: str, actor: User) -> list[Wallet]:
     """Adjust every wallet or none: one refusal rolls the others back.
 
     Locks the wallets (``select_for_update``) for the whole transaction."""
+    check_day_of_credits(actor=actor, amount=amount, wallets=len(set(wallet_ids)))
     wallets = list(
         Wallet.objects.select_for_update()
         .select_related("user")

@@ -11,6 +11,7 @@ from games.errors import GameError
 from games.models import AuditEntry, LedgerEntry, Wallet
 from games.services import demo as demo_service
 from games.services.operator import do_adjustments
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -43,3 +44,26 @@ def test_a_real_players_adjustment_still_goes_through(operator, make_player):
     do_adjustments(wallet_ids=[wallet.pk], amount=-2_500, reason="duplicate", actor=operator)
     assert Wallet.objects.get(pk=wallet.pk).balance == 7_500
     assert AuditEntry.objects.get().object_id == str(wallet.pk)
+
+
+@pytest.mark.engines
+@pytest.mark.django_db(transaction=True)
+def test_two_credits_of_one_operator_at_once_are_counted_against_one_day(make_player, settings):
+    """Each of two credits sent at the same instant is under the day's cap,
+    both together are over it: the operator's row is locked before the day's
+    sum is read, so the second counts the first and is refused."""
+    settings.CASINO_MAX_CREDIT_CHIPS_PER_DAY = 1_000
+    operator = get_user_model().objects.create_superuser("racer", "r@example.com", None)
+    wallets = [Wallet.objects.get(user=make_player(chips=0)).pk for _ in range(2)]
+
+    def credit(i: int) -> object:
+        return do_adjustments(
+            wallet_ids=[wallets[i]], amount=600 * 100, reason="race", actor=operator
+        )
+
+    results = at_once(2, credit, seconds=30)
+    refused = [r for r in results if isinstance(r, GameError)]
+    assert len(refused) == 1 and refused[0].code == "credit_day_limit", results
+    credited = LedgerEntry.objects.filter(actor=operator, kind="adjustment")
+    assert [e.amount for e in credited] == [600 * 100]
+    assert sum(Wallet.objects.get(pk=pk).balance for pk in wallets) == 600 * 100

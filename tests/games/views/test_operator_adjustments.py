@@ -3,10 +3,14 @@ message before the form, and a posted one changes nothing."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from games.models import AuditEntry, LedgerEntry, Wallet
 from games.services import demo as demo_service
@@ -122,3 +126,45 @@ def test_the_most_per_credit_is_a_setting(op_client, make_player, settings):
     assert "A credit is at most 500 chips at a time" in answer.content.decode()
     op_client.post(adjust_url(wallet), {"direction": "credit", "amount": "500", "reason": "x"})
     assert Wallet.objects.get(pk=wallet.pk).balance == 500 * 100
+
+
+def test_one_staff_account_credits_at_most_the_days_cap_however_it_splits_it(
+    op_client, make_player, settings
+):
+    """The per-adjustment cap again and again, or many wallets at once, stops
+    at CASINO_MAX_CREDIT_CHIPS_PER_DAY for what one account credited in 24
+    hours; a debit does not count, another operator has a day of their own,
+    and the day slides: yesterday's credits no longer count."""
+    settings.CASINO_MAX_CREDIT_CHIPS = 400
+    settings.CASINO_MAX_CREDIT_CHIPS_PER_DAY = 1_000
+    bob = Wallet.objects.get(user=make_player("bob", chips=0))
+    carol = Wallet.objects.get(user=make_player("carol", chips=0))
+
+    def credit(*wallets: Wallet, amount: str = "400", client=op_client, direction="credit"):
+        posted = {"direction": direction, "amount": amount, "reason": "goodwill"}
+        return client.post(adjust_url(*wallets), posted, **EN).content.decode()
+
+    credit(bob)
+    credit(bob, amount="50", direction="debit")  # a debit is not a credit
+    credit(carol)
+    rows = LedgerEntry.objects.count()
+    refused = credit(bob)  # 1,200 > 1,000
+    assert "You have credited 800 chips in the last 24 hours" in refused
+    assert "at most 1,000 a day" in refused
+    refused = credit(bob, carol, amount="101")  # two wallets: 1,002
+    assert "You have credited 800 chips" in refused
+    assert LedgerEntry.objects.count() == rows
+    assert Wallet.objects.get(pk=bob.pk).balance == 350 * 100
+    credit(bob, carol, amount="100")  # exactly the day's cap
+    assert Wallet.objects.get(pk=carol.pk).balance == 500 * 100
+
+    other = Client()
+    other.force_login(get_user_model().objects.create_superuser("second", "s@x.example", None))
+    credit(carol, client=other)
+    assert Wallet.objects.get(pk=carol.pk).balance == 900 * 100
+
+    LedgerEntry.objects.filter(reason="goodwill", actor__username="operator").update(
+        created_at=timezone.now() - timedelta(days=1, seconds=1)
+    )
+    credit(bob)
+    assert Wallet.objects.get(pk=bob.pk).balance == 850 * 100

@@ -421,6 +421,64 @@ async function verifyRound(data) {
   return out;
 }
 
+// --- a live table's shoe (games/baccarat/live.py; docs/fairness.md, Live tables) ----
+
+const CUT_FROM_END = 16;
+
+// Python sorts text by code point, which is the order of the UTF-8 bytes.
+function byUtf8(a, b) {
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+function cardText(code) {
+  const text = String(code).trim().toUpperCase();
+  return text.startsWith("10") ? "T" + text.slice(2) : text;
+}
+
+// A published shoe against the one its seed and contributions deal: a list
+// of problems in words (empty: every coup dealt is the shoe's).
+async function verifyShoe(doc) {
+  const problems = [];
+  let seed;
+  try {
+    seed = hexToBytes(doc.server_seed);
+    if (!Number.isInteger(doc.decks) || doc.decks < 1 || doc.decks > 8) throw new Error("decks is a whole number from 1 to 8");
+    if (!Array.isArray(doc.contributions) || !Array.isArray(doc.coups)) throw new Error("contributions and coups are lists");
+  } catch (err) {
+    return ["not a shoe document: " + err.message];
+  }
+  const items = doc.contributions.map(String).sort(byUtf8);
+  if (!items.length) return ["a shoe needs at least one player's seed"];
+  if (new Set(items).size !== items.length) return ["a contribution appears twice"];
+  const entropy = await sha256Hex(encoder.encode(items.join("\n")));
+  if ((await sha256Hex(seed)) !== String(doc.commitment).trim().toLowerCase()) {
+    problems.push("the server seed does not hash to the commitment shown before the shoe");
+  }
+  const order = await deriveShoe(doc.server_seed, entropy, 0, doc.decks);
+  const coups = new Map();
+  let position = 1 + Math.min(RANKS.indexOf(order[0][0]) + 1, 10);
+  for (let number = 1; position < order.length - CUT_FROM_END; number++) {
+    const cards = playCoup(order.slice(position)).cards.map((c) => c.code);
+    coups.set(number, cards);
+    position += cards.length;
+  }
+  for (const coup of doc.coups) {
+    const want = coups.get(Number(coup.number));
+    if (!want) {
+      problems.push("coup " + coup.number + ": the shoe has no such coup");
+      continue;
+    }
+    const dealt = (coup.cards || []).map(String);
+    if (dealt.map(cardText).join(" ") !== want.join(" ")) {
+      problems.push("coup " + coup.number + ": dealt " + dealt.join(" ") + ", the shoe gives " + want.join(" "));
+    }
+  }
+  return problems;
+}
+
 function compareCards(dealt, expected, isVoid, out) {
   // A void round may have stopped part-way: its cards are a prefix of the deal.
   if (isVoid) expected = expected.slice(0, dealt.length);
@@ -626,7 +684,7 @@ function reason(err) {
   return err instanceof tlog.LogError ? err.what : "network";
 }
 
-export { check, deriveShoe, describe, formatChips, parseMultiplier, sha256Hex, verifyLog, verifyRound };
+export { check, deriveShoe, describe, formatChips, parseMultiplier, sha256Hex, verifyLog, verifyRound, verifyShoe };
 
 // --- the page ---------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ The leaf's bytes (version 1), six lines each ending in a newline::
     nonce <the nonce of the round the seed will be drawn for>
     game <baccarat | war | ->
     table <table slug | ->
-    player <the player's pseudonym, 32 lowercase hex>
+    player <the player's pseudonym, 32 lowercase hex | - for a live table's shoe>
 
 The statement runs with the one that stores the seed (the round's, on
 PostgreSQL in the same statement): a commitment whose leaf is not stored is
@@ -39,16 +39,16 @@ def pending_leaf(
     *,
     commitment: str,
     nonce: int,
-    player_pk: int,
+    player_pk: int | None = None,
     game: str = OUTSIDE_A_TABLE,
     table: str = OUTSIDE_A_TABLE,
 ) -> tuple[str, list[Any]]:
     """The INSERT of a commitment's pending leaf, to run with the seed's own
     statement (``wallet.post_round``'s ``with_round``). The first one starts
-    this process's integrator."""
-    data = leaf_bytes(
-        commitment=commitment, nonce=nonce, game=game, table=table, player=pseudonym(player_pk)
-    )
+    this process's integrator. A live table's shoe (``player_pk`` None)
+    belongs to no player: its nonce is the shoe's number at the table."""
+    player = OUTSIDE_A_TABLE if player_pk is None else pseudonym(player_pk)
+    data = leaf_bytes(commitment=commitment, nonce=nonce, game=game, table=table, player=player)
     integrator.wake()
     name = connection.ops.quote_name(Leaf._meta.db_table)
     return (

@@ -7,7 +7,7 @@ Every amount is an integer number of minor units: 1 chip = 100 units.
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.validators import MaxValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -151,6 +151,19 @@ class Table(models.Model):
     pays = models.JSONField(_("paytable (total-return multipliers)"), default=dict)
     squeeze_threshold = models.BigIntegerField(_("squeeze threshold (units)"), default=0)
     decision_timeout = models.PositiveIntegerField(_("war decision timeout (seconds)"), default=30)
+    # A live table deals one shoe to every player on the server's clock
+    # (games/services/live.py); the others deal each player's own round.
+    live = models.BooleanField(
+        _("live (one shoe for every player)"),
+        default=False,
+        help_text=_("Baccarat only: coups dealt from one shoe on a clock, to every player."),
+    )
+    betting_seconds = models.PositiveSmallIntegerField(
+        _("betting time (seconds)"),
+        default=15,
+        validators=[MinValueValidator(5), MaxValueValidator(120)],
+        help_text=_("Live tables: how long each coup takes bets."),
+    )
     current_version = models.ForeignKey(
         "TableVersion",
         on_delete=models.PROTECT,
@@ -197,6 +210,7 @@ class TableVersion(models.Model):
     max_bet = models.BigIntegerField(_("MAX BET"))
     squeeze_threshold = models.BigIntegerField(_("squeeze threshold"), default=0)
     decision_timeout = models.PositiveIntegerField(_("decision timeout"), default=30)
+    betting_seconds = models.PositiveSmallIntegerField(_("betting time"), default=15)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -278,6 +292,15 @@ class Round(models.Model):
     settled_at = models.DateTimeField(_("settled"), null=True, blank=True)
     decision_deadline = models.DateTimeField(_("decision deadline"), null=True, blank=True)
     void_reason = models.CharField(_("void reason"), max_length=255, blank=True)
+    # A live table's bet: the coup it waits for (open until the coup is dealt).
+    coup = models.ForeignKey(
+        "Coup",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="rounds",
+        verbose_name=_("coup"),
+    )
 
     class Meta:
         verbose_name = _("round")
@@ -286,6 +309,10 @@ class Round(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["player", "slip_key"], name="round_slip_once"),
             models.UniqueConstraint(fields=["player", "table", "seq"], name="round_seq_unique"),
+            # One slip per player on a live table's coup.
+            models.UniqueConstraint(
+                fields=["player", "coup"], condition=Q(coup__isnull=False), name="round_coup_once"
+            ),
         ]
         indexes = [
             models.Index(fields=["player", "-id"], name="round_player_recent"),
@@ -307,6 +334,74 @@ class Round(models.Model):
     @property
     def net(self) -> int:
         return self.total_return - self.total_bet
+
+
+class Shoe(models.Model):
+    """A live table's shoe: its seed committed (and logged) before its first
+    coup takes a bet, the players' seeds that fix its order, and how far it
+    is dealt (games/baccarat/live.py; docs/fairness.md, Live tables)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shoes")
+    number = models.PositiveIntegerField(_("shoe"))
+    decks = models.PositiveSmallIntegerField(_("decks"))
+    # Sealed at rest; published with the shoe's document once it has ended.
+    server_seed = SealedSeedField(_("server seed"))
+    commitment = models.CharField(_("commitment"), max_length=64)
+    # "pseudonym:seed" of each player who bet in the first coup's window.
+    contributions = models.JSONField(_("players' seeds"), default=list)
+    entropy = models.CharField(_("entropy"), max_length=64, blank=True)
+    position = models.PositiveSmallIntegerField(_("next card"), default=0)
+    created_at = models.DateTimeField(_("started"), default=timezone.now)
+    ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("shoe")
+        verbose_name_plural = _("shoes")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="shoe_number_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.slug} shoe {self.number}"
+
+
+class Coup(models.Model):
+    """One coup of a live table: its betting window on the server's clock,
+    then the cards the shoe gave it."""
+
+    class Status(models.TextChoices):
+        BETTING = "betting", _("Taking bets")
+        DEALT = "dealt", _("Dealt")
+        VOID = "void", _("Void (refunded)")
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="coups")
+    number = models.PositiveIntegerField(_("coup"))
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.BETTING
+    )
+    opens_at = models.DateTimeField(_("bets open"))
+    closes_at = models.DateTimeField(_("bets close"))
+    dealt_at = models.DateTimeField(_("dealt"), null=True, blank=True)
+    start = models.PositiveSmallIntegerField(_("first card"), null=True, blank=True)
+    cards = models.JSONField(_("cards in deal order"), default=list)
+    detail = models.JSONField(_("game detail"), default=dict)
+    winner = models.CharField(_("winner"), max_length=16, blank=True)
+    player_pair = models.BooleanField(_("PLAYER PAIR"), default=False)
+    banker_pair = models.BooleanField(_("BANKER PAIR"), default=False)
+
+    class Meta:
+        verbose_name = _("coup")
+        verbose_name_plural = _("coups")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["shoe", "number"], name="coup_number_unique"),
+        ]
+        indexes = [models.Index(fields=["table", "-id"], name="coup_table_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.shoe} coup {self.number}"
 
 
 class Profile(models.Model):

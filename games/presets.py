@@ -88,6 +88,16 @@ CLASSIC: dict[str, Any] = {
     "squeeze_threshold": 5_000 * UNITS_PER_CHIP,
     "decision_timeout": 30,
 }
+# One shoe dealt on the server's clock to every player at the table
+# (games/services/live.py): the Classic paytable and limits.
+LIVE: dict[str, Any] = {
+    **CLASSIC,
+    "name": "Baccarat Live",
+    "slug": "baccarat-live",
+    "position": 4,
+    "live": True,
+    "betting_seconds": 15,
+}
 WAR: dict[str, Any] = {
     "game": "war",
     "name": "Casino War",
@@ -116,10 +126,11 @@ PRESET_NAMES_JA: dict[str, str] = {
     "baccarat-social": "バカラ ソーシャル",
     "baccarat-classic": "バカラ クラシック",
     "casino-war": "カジノ ワー",
+    "baccarat-live": "バカラ ライブ",
 }
 
 # Every preset table, in lobby order: the keyword arguments of a new Table.
-PRESETS: list[dict[str, Any]] = [SOCIAL, CLASSIC, WAR]
+PRESETS: list[dict[str, Any]] = [SOCIAL, CLASSIC, WAR, LIVE]
 # The presets by the short name the operator console uses ("?preset=classic").
 TABLE_PRESETS: dict[str, dict[str, Any]] = {"social": SOCIAL, "classic": CLASSIC, "war": WAR}
 # Their paytables, per game, for "start from preset" in the table form.

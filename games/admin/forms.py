@@ -136,6 +136,8 @@ class TableForm(forms.ModelForm):
             "enabled",
             "position",
             "decks",
+            "live",
+            "betting_seconds",
             "chips",
             "max_bet",
         )

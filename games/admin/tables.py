@@ -135,6 +135,8 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
             "position",
             "decks",
         )
+        if game == Game.BACCARAT:
+            table_fields += ("live", "betting_seconds")
         if not can_edit:
             # View-only staff: the same information, shown rather than edited.
             rules: tuple[str, ...] = ("chips_display", "max_bet_chips", "limits_display")

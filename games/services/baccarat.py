@@ -131,6 +131,9 @@ class BaccaratDealer:
     def stale_slip(self) -> str:
         return _("This bet slip has expired. Please place your bet again.")
 
+    def shoe_seeds(self) -> None:
+        return None  # each round is dealt from the player's own committed seed
+
     def check(
         self,
         *,

@@ -4,7 +4,7 @@ bet in it refunded).
 
 A round is settled in the transaction that debits it, so a crash normally
 leaves nothing behind; this is the safety net for what should never happen:
-a Baccarat round still open, a settled round whose ledger rows do not add up
+a private Baccarat round still open, a settled round whose ledger rows do not add up
 to what it says it returned, or one without a closing balance.
 """
 
@@ -36,7 +36,8 @@ def _ledger_net(round_id: int) -> int:
 def find_problems() -> list[Problem]:
     problems: list[Problem] = []
     candidates = Round.objects.exclude(status=Round.Status.VOID).select_related("player")
-    for rnd in candidates.filter(status=Round.Status.OPEN, game=Game.BACCARAT):
+    # A live table's bet waits for its coup: the dealer settles or refunds it.
+    for rnd in candidates.filter(status=Round.Status.OPEN, game=Game.BACCARAT, coup=None):
         problems.append(
             Problem(rnd.pk, str(rnd.player), "baccarat round left open", _ledger_net(rnd.pk))
         )

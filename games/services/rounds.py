@@ -72,6 +72,7 @@ class Dealt:
     player_pair: bool = False
     banker_pair: bool = False
     decision_deadline: dt.datetime | None = None
+    coup_id: int | None = None  # a live table's bet: the coup it waits for
 
 
 class Dealer(Protocol):
@@ -91,6 +92,11 @@ class Dealer(Protocol):
         self, *, user: User, table: Table, version: TableVersion, profile: Profile,
         balance: int, open_round: bool,
     ) -> Any: ...  # fmt: skip
+
+    def shoe_seeds(self) -> Seeds | None:
+        """The seeds of a shoe the round is dealt from when it is not the
+        player's own (a live table's); None: the player's committed seed."""
+        ...
 
     def deal(
         self, *, stakes: Any, seeds: Seeds, version: TableVersion, balance: int, now: dt.datetime
@@ -263,6 +269,14 @@ def next_seeds(profile: Profile) -> Seeds:
     return seeds
 
 
+def session_update(profile: Profile, rnd: Round) -> list[tuple[str, list[Any]]]:
+    """The UPDATE that moves the session's net by ``rnd``'s result, for a
+    round that leaves the player's seeds as they were (a live table's)."""
+    term, values = rollups.session_term(rnd, rollups.share(rnd).net)
+    name = connection.ops.quote_name(Profile._meta.db_table)
+    return [(f"UPDATE {name} SET {term} WHERE id = %s", [*values, profile.pk])]  # noqa: S608 - names are ours
+
+
 def seeds_update(
     profile: Profile, rnd: Round | None = None, *, game: str, table: str
 ) -> list[tuple[str, list[Any]]]:
@@ -381,7 +395,8 @@ def _place(
         open_round=locked.open_round,
     )
     # Stored with the round, in its statement (wallet.post_round).
-    seeds = next_seeds(profile)
+    shoe_seeds = dealer.shoe_seeds()
+    seeds = shoe_seeds or next_seeds(profile)
     now = now or timezone.now()
     dealt = dealer.deal(
         stakes=stakes, seeds=seeds, version=version, balance=wallet.balance, now=now
@@ -417,6 +432,7 @@ def _place(
         created_at=now,
         settled_at=now if settled else None,
         decision_deadline=dealt.decision_deadline,
+        coup_id=dealt.coup_id,
     )
     # The whole round is decided before it is stored: the next seed, the
     # round, the chips and the ledger rows that point at it, in one
@@ -428,7 +444,11 @@ def _place(
         round=rnd,
         # The player's kept totals and the public log move with the round.
         with_round=[
-            *seeds_update(profile, rnd, game=dealer.game, table=table.slug),
+            *(
+                session_update(profile, rnd)
+                if shoe_seeds
+                else seeds_update(profile, rnd, game=dealer.game, table=table.slug)
+            ),
             *rollups.new_round_statements(rnd, profile),
         ],
     )

@@ -17,8 +17,19 @@ from games.models import AuditEntry, Table, TableVersion
 from games.presets import PRESET_NAMES_JA, PRESETS
 
 # Fields whose change makes a new version: what a round is played under.
-VERSIONED_FIELDS = ("decks", "pays", "limits", "max_bet", "squeeze_threshold", "decision_timeout")
-AUDITED_FIELDS = ("name", "name_ja", "slug", "enabled", "position", "chips", *VERSIONED_FIELDS)
+VERSIONED_FIELDS = (
+    "decks", "pays", "limits", "max_bet", "squeeze_threshold", "decision_timeout", "betting_seconds",
+)  # fmt: skip
+AUDITED_FIELDS = (
+    "name",
+    "name_ja",
+    "slug",
+    "enabled",
+    "position",
+    "live",
+    "chips",
+    *VERSIONED_FIELDS,
+)
 
 
 def _snapshot(table: Table) -> dict[str, Any]:
@@ -37,6 +48,7 @@ def snapshot_version(*, table: Table, actor: User | None = None) -> TableVersion
         max_bet=table.max_bet,
         squeeze_threshold=table.squeeze_threshold,
         decision_timeout=table.decision_timeout,
+        betting_seconds=table.betting_seconds,
         created_by=actor,
     )
     Table.objects.filter(pk=table.pk).update(current_version=version)

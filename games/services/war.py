@@ -119,6 +119,9 @@ class WarDealer:
     def stale_slip(self) -> str:
         return _("This bet slip is not valid. Please reload the table.")
 
+    def shoe_seeds(self) -> None:
+        return None  # each round is dealt from the player's own committed seed
+
     def check(
         self,
         *,

@@ -1,0 +1,198 @@
+"""A live table (games/services/live.py): one shoe dealt on the server's
+clock, every bet on a coup staked at once and settled by the deal, a stake
+after the close refused and nothing taken, a coup dealt once, a coup its
+dealer abandoned refunded, and the shoe published and replayable at its end."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from commitlog.models import Leaf
+from games.baccarat import live as shoe_rules
+from games.baccarat.rules import play_coup
+from games.cards import Card
+from games.errors import BetRefused
+from games.models import Coup, LedgerEntry, Round, Shoe, Table
+from games.services import live
+from games.services.repair import find_problems
+from games.services.wallet import ledger_mismatches
+
+pytestmark = pytest.mark.django_db
+
+T0 = dt.datetime(2026, 12, 6, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def table():
+    return Table.objects.get(slug="baccarat-live")
+
+
+def at(seconds: float) -> dt.datetime:
+    return T0 + dt.timedelta(seconds=seconds)
+
+
+def bet(user, table, now, slip="s", **stakes):
+    return live.place_bet(
+        user=user, table=table, bets=stakes or {"player": 1_000}, slip_key=slip, now=now
+    )
+
+
+def balance(user) -> int:
+    user.wallet.refresh_from_db()
+    return user.wallet.balance
+
+
+def test_a_coup_takes_bets_then_deals_and_settles_every_bet_on_it(table, make_player):
+    ann, bob = make_player(chips=1_000), make_player(chips=1_000)
+    opened = live.advance(table, now=at(0))
+    assert opened.did == "opened" and opened.coup.number == 1
+    assert opened.coup.closes_at == at(15)
+    shoe = Shoe.objects.get(table=table)
+    assert Leaf.objects.filter(commitment=shoe.commitment).exists()  # logged before any bet
+
+    a = bet(ann, table, at(3), player=1_000).round
+    b = bet(bob, table, at(14.999), banker=2_000, tie=1_000).round
+    assert a.status == b.status == Round.Status.OPEN
+    assert balance(ann) == 100_000 - 1_000 and balance(bob) == 100_000 - 3_000
+    assert a.server_seed == "" and a.server_seed_hash == shoe.commitment  # the seed stays hidden
+
+    assert live.advance(table, now=at(14)).did == ""  # not yet
+    dealt = live.advance(table, now=at(15))
+    assert dealt.did == "dealt"
+    coup = Coup.objects.get(pk=dealt.coup.pk)
+    shoe.refresh_from_db()
+    # The shoe's order is fixed by the seeds of the first coup's bets.
+    assert len(shoe.contributions) == 2
+    order = shoe_rules.shoe_order(bytes.fromhex(shoe.server_seed), shoe.entropy, 8)
+    expected = play_coup(order[shoe_rules.burned(order) :])
+    assert coup.cards == [str(c) for c in expected.cards_in_deal_order]
+    for rnd, user in ((a, ann), (b, bob)):
+        rnd.refresh_from_db()
+        assert rnd.status == Round.Status.SETTLED
+        assert rnd.cards == coup.cards and rnd.winner == coup.winner
+        assert balance(user) == rnd.balance_after == 100_000 - rnd.total_bet + rnd.total_return
+    assert ledger_mismatches() == []
+
+
+def test_a_stake_a_millisecond_after_the_close_is_refused_and_takes_nothing(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    with pytest.raises(BetRefused, match="No more bets"):
+        bet(ann, table, at(15.001))
+    with pytest.raises(BetRefused, match="No more bets"):
+        bet(ann, table, at(15))
+    assert balance(ann) == 100_000
+    assert not Round.objects.filter(player=ann).exists()
+    assert not LedgerEntry.objects.filter(wallet__user=ann, kind=LedgerEntry.Kind.BET).exists()
+
+
+def test_after_the_deal_a_late_bet_is_refused_until_the_next_window(table, make_player):
+    ann, bob = make_player(chips=1_000), make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    bet(ann, table, at(1))
+    live.advance(table, now=at(15))
+    with pytest.raises(BetRefused, match="No more bets"):
+        bet(bob, table, at(15.5), slip="late")
+    assert live.advance(table, now=at(16)).did == ""  # the result stays on screen
+    nxt = live.advance(table, now=at(15 + live.RESULT_SECONDS))
+    assert nxt.did == "opened" and nxt.coup.number == 2
+    assert bet(bob, table, at(22), slip="late").round.coup_id == nxt.coup.pk
+
+
+def test_one_slip_per_player_per_coup_and_a_replayed_slip_charges_once(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    first = bet(ann, table, at(1), slip="one")
+    again = bet(ann, table, at(2), slip="one")
+    assert again.replayed and again.round.pk == first.round.pk
+    with pytest.raises(BetRefused, match="are placed"):
+        bet(ann, table, at(3), slip="two")
+    assert balance(ann) == 100_000 - 1_000
+
+
+def test_the_bet_check_applies_as_at_any_table(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    with pytest.raises(BetRefused):
+        bet(ann, table, at(1), player=1_000, banker=1_000)  # never both sides
+    with pytest.raises(BetRefused):
+        bet(ann, table, at(1), player=table.limits["player"]["max"] + 10)
+    assert balance(ann) == 100_000
+
+
+def test_a_private_table_takes_no_live_bet(make_player):
+    ann = make_player(chips=1_000)
+    classic = Table.objects.get(slug="baccarat-classic")
+    with pytest.raises(BetRefused, match="own rounds"):
+        bet(ann, classic, at(0))
+
+
+def test_a_first_coup_with_no_bet_waits_for_one(table):
+    live.advance(table, now=at(0))
+    step = live.advance(table, now=at(15))
+    assert step.did == "waiting" and step.coup.closes_at == at(30)
+    assert Coup.objects.filter(table=table).count() == 1
+
+
+def test_two_dealers_deal_a_coup_once(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    bet(ann, table, at(1))
+    assert [live.advance(table, now=at(15)).did, live.advance(table, now=at(15)).did] == [
+        "dealt",
+        "",
+    ]
+    assert LedgerEntry.objects.filter(round__player=ann, kind=LedgerEntry.Kind.PAYOUT).count() <= 1
+    assert ledger_mismatches() == []
+
+
+def test_a_coup_its_dealer_left_a_window_past_its_close_is_refunded(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    rnd = bet(ann, table, at(1)).round
+    assert live.advance(table, now=at(30)).did == "void"
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.VOID and "refunded" in rnd.void_reason
+    assert balance(ann) == 100_000
+    assert ledger_mismatches() == []
+
+
+def test_the_shoe_is_published_at_its_end_and_replays(table, make_player, settings):
+    ann = make_player(chips=100_000)
+    now = at(0)
+    live.advance(table, now=now)
+    bet(ann, table, now, slip="first")
+    shoe = Shoe.objects.get(table=table)
+    assert live.shoe_document(shoe) is None  # not while it is dealt
+    dealt = 0
+    while shoe.ended_at is None:
+        now += dt.timedelta(seconds=15)
+        step = live.advance(table, now=now)
+        assert step.did == "dealt"
+        dealt += 1
+        now += dt.timedelta(seconds=live.RESULT_SECONDS)
+        live.advance(table, now=now)
+        shoe.refresh_from_db()
+    doc = live.shoe_document(shoe)
+    assert doc is not None and len(doc["coups"]) == dealt > 60
+    assert shoe_rules.check_document(doc) == []
+    # The next window is a new shoe with a new commitment.
+    nxt = Coup.objects.filter(table=table).first()
+    assert nxt.shoe.number == 2 and nxt.number == 1
+    assert nxt.shoe.commitment != shoe.commitment
+    assert Card.parse(doc["coups"][0]["cards"][0])
+
+
+def test_repair_leaves_a_live_bet_to_its_dealer(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    bet(ann, table, at(1))
+    assert find_problems() == []
+
+
+def test_a_closed_live_table_does_not_move(table):
+    Table.objects.filter(pk=table.pk).update(enabled=False)
+    assert live.advance(table, now=timezone.now()).did == ""

@@ -30,16 +30,19 @@ from casino.frontdoor.credential_desk import CredentialDesk  # noqa: E402
 from casino.frontdoor.origin import SiteOriginValidator  # noqa: E402
 from casino.frontdoor.page_seats import PageSeats  # noqa: E402
 from casino.frontdoor.sockets_per_address import SocketsPerAddress  # noqa: E402
+from games.presenters.live import start_in_process as start_live_dealer  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 
 async def lifespan(scope, receive, send) -> None:
-    """Start-up and shut-down have nothing to do here: acknowledged, so a
-    server that sends them (hypercorn) does not log the application as
-    failing them."""
+    """Start-up starts the live tables' dealer on a thread of this process
+    (when CASINO_LIVE_DEALER is set: ``make run``); shut-down has nothing to
+    do. Both are acknowledged, so a server that sends them (hypercorn) does
+    not log the application as failing them."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
+            start_live_dealer()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from django.urls import path, re_path
 
-from games.consumers import baccarat, missing, war
+from games.consumers import baccarat, live, missing, war
 
 if TYPE_CHECKING:
     from channels.routing import URLRouter, _ExtendedURLPattern
@@ -19,5 +19,6 @@ if TYPE_CHECKING:
 websocket_urlpatterns: list[_ExtendedURLPattern | URLRouter] = [
     path("ws/baccarat/<slug:slug>/", baccarat.BaccaratConsumer.as_asgi()),  # type: ignore[arg-type, list-item]
     path("ws/war/<slug:slug>/", war.WarConsumer.as_asgi()),  # type: ignore[arg-type, list-item]
+    path("ws/live/<slug:slug>/", live.LiveConsumer.as_asgi()),  # type: ignore[arg-type, list-item]
     re_path(r"", missing.NoSuchSocket.as_asgi()),  # type: ignore[arg-type, list-item]
 ]

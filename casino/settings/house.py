@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from casino.settings.env import envfloat, envint
+from casino.settings.env import envbool, envfloat, envint
 
 # In chips; the wallet stores minor units (1 chip = 100).
 CASINO_STARTING_CHIPS = envint("CASINO_STARTING_CHIPS", 10_000, minimum=0)
@@ -22,3 +22,6 @@ CASINO_SOCKET_SESSION_CHECK = envfloat("CASINO_SOCKET_SESSION_CHECK", 60)
 # A Baccarat socket that connects replays the result of the player's latest
 # round settled this many seconds ago or less that no socket finished showing.
 CASINO_REVEAL_RESUME_SECONDS = envint("CASINO_REVEAL_RESUME_SECONDS", 120, minimum=1)
+# The live tables' dealer on a thread of each serving process (make run);
+# the cluster runs it as its own program (manage.py live_dealer) instead.
+CASINO_LIVE_DEALER = envbool("CASINO_LIVE_DEALER", True)

@@ -301,3 +301,20 @@ def detail_roads(*, user: User, table: Table) -> RoadWindow:
 def latest_round(*, user: User, table: Table) -> Round | None:
     """The player's last round at the table (what the board shows on arrival)."""
     return Round.objects.filter(player=user, table=table).order_by("-seq").first()
+
+
+def coup_roads(coups: Sequence[Any]) -> RoadWindow:
+    """A live table's roads: the same five roads and history, read from its
+    dealt coups (oldest first) instead of one player's rounds."""
+    rounds = [
+        RoadRound(
+            c.number,
+            c.winner,
+            c.player_pair,
+            c.banker_pair,
+            c.detail.get("player_total"),
+            c.detail.get("banker_total"),
+        )
+        for c in coups
+    ]
+    return _window(rounds, TABLE_COLS, HISTORY_ROUNDS)

@@ -49,7 +49,7 @@ from games.services import bets as bet_check
 from games.services import rollups, rounds
 from games.services.baccarat import coup_record
 from games.services.bets import IN_FORCE, Terms
-from games.services.push import send_now
+from games.services.push import push
 from games.services.wallet import Posting, new_server_seed_hex, post
 
 # Between a coup's result and the next window: the reveal's time on screen.
@@ -59,6 +59,27 @@ RESULT_SECONDS = 6
 def live_group(table: Table) -> str:
     """The Channels group of every socket at a live table."""
     return f"live-{table.slug}"
+
+
+def seat_group(user_id: int) -> str:
+    """The Channels group of one player's live-table sockets: their own figures."""
+    return f"live-seat-{user_id}"
+
+
+def _tell_player(rnd: Round) -> None:
+    """The player's own figures once their bet is settled or refunded."""
+    push(
+        seat_group(rnd.player_id),
+        {
+            "type": "live.seat",
+            "table": rnd.table_id,
+            "round": rnd.pk,
+            "status": rnd.status,
+            "staked": rnd.total_bet,
+            "returned": rnd.total_return if rnd.status == Round.Status.SETTLED else rnd.total_bet,
+            "balance": rnd.balance_after,
+        },
+    )
 
 
 # ------------------------------------------------------------------ betting
@@ -169,12 +190,7 @@ class LiveDealer:
         )
 
     def pushes(self, rnd: Round) -> list[tuple[str, dict[str, Any]]]:
-        return [
-            (
-                live_group(rnd.table),
-                {"type": "live.stakes", "coup": self.coup.pk if self.coup else None},
-            )
-        ]
+        return []  # the dealer sends the table's stakes every second while bets are open
 
 
 def place_bet(
@@ -284,7 +300,6 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
             step = Step("void", coup)
         else:
             step = _deal_coup(locked, coup, now)
-        transaction.on_commit(functools.partial(_announce, locked, step))
     return step
 
 
@@ -365,6 +380,7 @@ def _settle(rnd: Round, dealt: DealtCoup, record: dict[str, Any], now: dt.dateti
         ]
     )  # fmt: skip
     rollups.record(rnd, before=before)
+    _tell_player(rnd)
 
 
 def _void_coup(coup: Coup, now: dt.datetime, reason: str) -> None:
@@ -386,11 +402,7 @@ def _void_coup(coup: Coup, now: dt.datetime, reason: str) -> None:
         rnd.balance_after = balance
         rnd.save(update_fields=["status", "void_reason", "settled_at", "balance_after"])
         rollups.record(rnd, before=before)
-
-
-def _announce(table: Table, step: Step) -> None:
-    if step.coup is not None:
-        send_now(live_group(table), {"type": "live.changed", "coup": step.coup.pk, "did": step.did})
+        _tell_player(rnd)
 
 
 # ------------------------------------------------------------------ what is public

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games.views import baccarat, squeeze
+from games.views import baccarat, live, squeeze
 
 # "settings/" comes first: it would otherwise read as a table slug.
 urlpatterns = [
@@ -14,4 +14,5 @@ urlpatterns = [
     path("<slug:slug>/history/", baccarat.table_history, name="baccarat_table_history"),
     path("<slug:slug>/client-seed/", baccarat.client_seed, name="baccarat_client_seed"),
     path("<slug:slug>/squeeze/", squeeze.squeeze, name="baccarat_squeeze"),
+    path("<slug:slug>/shoes/<int:number>/", live.shoe, name="live_shoe"),
 ]

@@ -39,6 +39,7 @@ from games.services import baccarat as service
 from games.services import bets, pace, player_settings
 from games.services import squeeze as squeeze_service
 from games.services.rounds import current_version, require_open
+from games.views import live
 from games.views.amounts import refusal_status, refused_page, with_status
 from games.views.requests import PlayerRequest
 
@@ -56,6 +57,8 @@ def table(request: PlayerRequest, slug: str) -> HttpResponse:
     except GameError as exc:
         messages.error(request, exc.message)
         return redirect("lobby")
+    if table.live:
+        return live.table(request, table)
     account = account_for(request.user)
     version = current_version(table)
     limits = bets.baccarat_limits(
@@ -117,6 +120,8 @@ def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> Http
 def bet(request: PlayerRequest, slug: str) -> HttpResponse:
     """BET: one service call settles the round; the reveal arrives over the websocket."""
     table = baccarat_table(slug)
+    if table.live:
+        return live.bet(request, table)
     visit = request.POST.get("squeeze_visit")
     wish = squeeze_service.wish(
         session=request.session, cookies=request.COOKIES, table=table, visit=visit

@@ -1,0 +1,123 @@
+"""A live table's websocket: the table as it moves, and BET.
+
+The socket carries what the dealer sends everybody at the table
+(``live.state``: the table's state rendered once per language, of which
+the socket sends its page's), what concerns this player alone
+(``live.seat``: their bet settled or refunded, and their balance), and
+BET over the socket (``{"action": "bet", ...}``, the slip's fields as the
+HTTP BET posts them), answered with the same fragments. Every message is
+HTML the htmx ws extension swaps in by id. On connect the socket sends the
+table's state as it is now, so a page that joins mid-coup, reloads or
+reconnects shows the coup in progress.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, cast
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.contrib.auth.models import User
+from django.utils import translation
+
+from games.amounts import slip_stakes, table_version
+from games.baccarat.rules import AREAS
+from games.consumers.language import scope_language
+from games.consumers.limits import MessageBudget, read_message, text_field
+from games.consumers.session import SessionBoundSocket
+from games.consumers.threads import in_thread
+from games.errors import GameError
+from games.models import Round, Table
+from games.presenters import live as presenter
+from games.selectors.live import live_view
+from games.services import live
+
+logger = logging.getLogger(__name__)
+
+
+class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
+    """One browser tab at one live table."""
+
+    groups_joined: tuple[str, ...] = ()
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close()
+            return
+        self.user = cast(User, user)
+        self.language = scope_language(dict(self.scope))
+        self.budget = MessageBudget.from_settings()
+        arrival = await self._arrival(self.scope["url_route"]["kwargs"]["slug"])
+        if arrival is None:
+            await self.close()
+            return
+        self.table, html = arrival
+        self.groups_joined = (live.live_group(self.table), live.seat_group(self.user.pk))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+        await self.send(text_data=html)
+
+    @in_thread
+    def _arrival(self, slug: str) -> tuple[Table, str] | None:
+        table = Table.objects.filter(slug=slug, live=True, enabled=True).first()
+        if table is None:
+            return None
+        with translation.override(self.language):
+            return table, presenter.state_html(live_view(table))
+
+    async def disconnect(self, code: int) -> None:
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        message = read_message(text_data)
+        if message is None or message.get("action") != "bet":
+            return
+        if not self.budget.take():
+            if self.budget.exhausted:
+                await self.close(code=self.budget.CLOSE_CODE)  # a script, not a player
+            else:
+                with translation.override(self.language):
+                    await self.send(text_data=presenter.refused_answer(self.budget.refusal()))
+            return
+        html = await self._bet(message)
+        if html is None:
+            await self.session_end()
+        else:
+            await self.send(text_data=html)
+
+    @in_thread
+    def _bet(self, message: dict[str, Any]) -> str | None:
+        if self.fresh_session() is None:
+            return None
+        with translation.override(self.language):
+            try:
+                placed = live.place_bet(
+                    user=self.user,
+                    table=self.table,
+                    bets=slip_stakes(message, AREAS),
+                    slip_key=text_field(message, "slip_key"),
+                    shown_version=table_version(message),
+                )
+            except GameError as exc:
+                return presenter.refused_answer(exc)
+            except Exception:
+                logger.exception("live BET failed at table %s", self.table.slug)
+                return presenter.refused_answer(str(presenter.FAILED))
+            return presenter.placed_answer(user=self.user, placed=placed)
+
+    async def live_state(self, event: dict[str, Any]) -> None:
+        html = event["html"].get(self.language) or next(iter(event["html"].values()))
+        await self.send(text_data=html)
+
+    async def live_seat(self, event: dict[str, Any]) -> None:
+        if event.get("table") == self.table.pk:
+            await self.send(text_data=await self._seat(event["round"], event["balance"]))
+
+    @in_thread
+    def _seat(self, round_id: int, balance: int) -> str:
+        rnd = Round.objects.select_related("table").get(pk=round_id)
+        with translation.override(self.language):
+            return presenter.settled_answer(user=self.user, rnd=rnd, balance=balance)

@@ -1,0 +1,203 @@
+"""A live table on screen: its state rendered once per event, table and
+language, and sent to every socket at the table through one channel-layer
+group (``services.live.live_group``); each player's own figures (their
+stake, what it returned, their balance) go as a small message of their own
+(``services.live.seat_group``).
+
+``tick`` is the dealer: one pass over the live tables, moving each on
+(``services.live.advance``) and sending its state while bets are open (the
+seconds and the share of stakes), and whenever a step was taken. It runs
+on a thread in each serving process that has CASINO_LIVE_DEALER set
+(``make run``), or as ``manage.py live_dealer`` (the cluster); several at
+once deal each coup once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from typing import Any
+
+import structlog
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import close_old_connections
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.translation import gettext_lazy
+
+from games.baccarat.rules import AREAS
+from games.display import format_chips
+from games.errors import GameError
+from games.labels import AREA_LABELS
+from games.models import Coup, Profile, Round, Shoe, Table, TableVersion
+from games.presenters.baccarat.answers import rebet_for
+from games.presenters.baccarat.contexts import terms_context
+from games.presenters.baccarat.roads import RoadsView
+from games.presenters.common import card_view, chip_views
+from games.selectors.live import LiveView, live_view, seat
+from games.services import bets, live
+from games.services.push import send_now
+from games.services.rounds import Placed
+
+TEMPLATE = "baccarat/live.html"
+CARD_SECONDS = 0.6  # between two cards of a coup as they are turned
+FAILED = gettext_lazy("The bet could not be placed. Nothing was taken.")
+
+log = structlog.stdlib.get_logger(__name__)
+
+
+def _hand(codes: list[str], *, fresh: bool, first: float) -> list[dict[str, Any]]:
+    """A hand's cards; just dealt, each slides in at its turn (Player, Banker, ...)."""
+    if not fresh:
+        return [card_view(code) for code in codes]
+    return [
+        card_view(code, deal_delay=f"{first + i * 2 * CARD_SECONDS:.2f}")
+        for i, code in enumerate(codes)
+    ]
+
+
+def state_context(view: LiveView, *, fresh: bool = False) -> dict[str, Any]:
+    """What templates/baccarat/live.html#state draws. ``fresh``: the coup
+    was just dealt, so its cards slide in one after the other."""
+    last = view.last
+    board: dict[str, Any] = {}
+    if last is not None:
+        detail = last.detail
+        board = {
+            "player": _hand(list(detail.get("player", [])), fresh=fresh, first=0.0),
+            "banker": _hand(list(detail.get("banker", [])), fresh=fresh, first=CARD_SECONDS),
+            "player_total": detail.get("player_total"),
+            "banker_total": detail.get("banker_total"),
+            "winner": last.winner,
+            "number": last.number,
+        }
+    coup = view.coup
+    return {
+        "table": view.table,
+        "live": view,
+        "coup": coup,
+        "closes_at_ms": int(coup.closes_at.timestamp() * 1000) if coup is not None else 0,
+        "now_ms": int(view.now.timestamp() * 1000),
+        "board": board,
+        "shares": [(area, AREA_LABELS[area], view.shares.get(area, 0)) for area in AREAS],
+        "staked": format_chips(view.staked),
+        "winners": [(name, format_chips(net)) for name, net in view.winners],
+        "roads": RoadsView(view.roads),
+        "fresh": fresh,
+        "void": coup is not None and coup.status == Coup.Status.VOID,
+    }
+
+
+def state_html(view: LiveView, *, fresh: bool = False) -> str:
+    return render_to_string(f"{TEMPLATE}#state", state_context(view, fresh=fresh))
+
+
+def broadcast(view: LiveView, *, fresh: bool = False) -> None:
+    """The table's state, rendered once per language, to every socket at it."""
+    html = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            html[code] = state_html(view, fresh=fresh)
+    send_now(live.live_group(view.table), {"type": "live.state", "html": html})
+
+
+def seat_context(*, user: User, table: Table, coup: Coup | None) -> dict[str, Any]:
+    """The player's own part of the table: their bet on the coup taking bets
+    and their last settled one."""
+    mine = seat(user=user, table=table, coup=coup)
+    return {
+        "my_stake": [
+            (str(AREA_LABELS[a]), format_chips(mine.stake[a])) for a in AREAS if mine.stake.get(a)
+        ],
+        "my_last": mine.last,
+    }
+
+
+def page_context(
+    *, user: User, table: Table, version: TableVersion, profile: Profile, balance: int
+) -> dict[str, Any]:
+    """The whole live table screen: the table's state and the player's seat and slip."""
+    view = live_view(table)
+    limits = bets.baccarat_limits(user=user, version=version, profile=profile, chips=table.chips)
+    mine = seat_context(user=user, table=table, coup=view.coup)
+    last = mine["my_last"]
+    finished = (
+        Shoe.objects.filter(table=table, ended_at__isnull=False)
+        .order_by("-number")
+        .values_list("number", flat=True)
+        .first()
+    )
+    return {
+        **state_context(view),
+        **terms_context(version, limits, balance),
+        **mine,
+        "version": version,
+        "balance": balance,
+        "chips": chip_views(table.chips),
+        "rebet": rebet_for(limits, balance, last.bets if last else None),
+        "last_shoe": finished,
+    }
+
+
+def placed_answer(*, user: User, placed: Placed) -> str:
+    """BET's answer: the slip is spent; the note, the seat and the balance."""
+    rnd = placed.round
+    context = {
+        "table": rnd.table,
+        "balance": placed.balance,
+        "placed_coup": rnd.detail.get("coup"),
+        **seat_context(user=user, table=rnd.table, coup=rnd.coup),
+    }
+    return render_to_string(f"{TEMPLATE}#placed", context)
+
+
+def refused_answer(exc: GameError | str) -> str:
+    """A refused BET: the reason under the slip; nothing was taken."""
+    return render_to_string(
+        f"{TEMPLATE}#refused", {"refusal": exc.message if isinstance(exc, GameError) else exc}
+    )
+
+
+def settled_answer(*, user: User, rnd: Round, balance: int) -> str:
+    """The player's seat and balance once the deal settled (or refunded) their bet."""
+    context = {"balance": balance, **seat_context(user=user, table=rnd.table, coup=None)}
+    return render_to_string(f"{TEMPLATE}#settled", context)
+
+
+def tick(*, now: dt.datetime | None = None) -> None:
+    """One pass of the dealer over every open live table."""
+    for table in Table.objects.filter(live=True, enabled=True):
+        step = live.advance(table, now=now)
+        view = live_view(table, now=now)
+        if step.did or view.betting:
+            broadcast(view, fresh=step.did == "dealt")
+
+
+def deal_forever(stop: threading.Event | None = None) -> None:
+    """``tick`` on every second until ``stop`` is set."""
+    stop = stop or threading.Event()
+    while not stop.is_set():
+        try:
+            tick()
+        except Exception:  # a pass that failed is tried again on the next; the reason is logged
+            log.exception("live_dealer_failed")
+        finally:
+            close_old_connections()
+        stop.wait(1.0 - time.time() % 1.0)
+
+
+_started = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def start_in_process() -> None:
+    """The dealer on a thread of this serving process (CASINO_LIVE_DEALER)."""
+    global _thread
+    if not settings.CASINO_LIVE_DEALER or _thread is not None:
+        return
+    with _started:
+        if _thread is None:
+            _thread = threading.Thread(target=deal_forever, name="live-dealer", daemon=True)
+            _thread.start()

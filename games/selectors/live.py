@@ -1,0 +1,111 @@
+"""What a live table shows everybody (``LiveView``) and what it shows one
+player (``seat``): read once per event and table by the dealer, never per
+player (games/presenters/live.py renders it once per language)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from commitlog.keys import pseudonym
+from games.baccarat.rules import AREAS
+from games.models import Coup, Round, Shoe, Table
+from games.selectors.roads import RoadWindow, coup_roads
+
+# The roads read the shoe's coups (a shoe holds about 80).
+ROAD_COUPS = 100
+WINNERS_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class LiveView:
+    table: Table
+    coup: Coup | None
+    shoe: Shoe | None
+    now: dt.datetime
+    players: int  # players with a bet on this coup or the last one
+    shares: dict[str, int]  # per area, percent of the coup's stakes (while betting)
+    staked: int  # units on the coup, every player together
+    roads: RoadWindow
+    winners: list[tuple[str, int]]  # (pseudonym, net won) on the last dealt coup
+    last: Coup | None  # the last dealt coup (the board shows its cards)
+
+    @property
+    def betting(self) -> bool:
+        return self.coup is not None and self.coup.status == Coup.Status.BETTING
+
+    @property
+    def seconds_left(self) -> int:
+        if not self.betting or self.coup is None:
+            return 0
+        return max(0, int((self.coup.closes_at - self.now).total_seconds() + 0.999))
+
+
+def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
+    now = now or timezone.now()
+    coup = Coup.objects.filter(table=table).select_related("shoe").order_by("-id").first()
+    shoe = coup.shoe if coup is not None else None
+    dealt = (
+        list(
+            Coup.objects.filter(shoe=shoe, status=Coup.Status.DEALT).order_by("-number")[
+                :ROAD_COUPS
+            ]
+        )[::-1]
+        if shoe is not None
+        else []
+    )
+    last = dealt[-1] if dealt else None
+    on_coup = Counter[str]()
+    players: set[int] = set()
+    if coup is not None:
+        for player_id, stakes in Round.objects.filter(coup=coup).values_list("player_id", "bets"):
+            players.add(player_id)
+            on_coup.update({area: int(stakes.get(area, 0)) for area in AREAS})
+    winners: list[tuple[str, int]] = []
+    if last is not None:
+        settled = Round.objects.filter(coup=last).values_list(
+            "player_id", "total_bet", "total_return"
+        )
+        for player_id, bet, back in settled:
+            players.add(player_id)
+            if back > bet:
+                winners.append((pseudonym(player_id)[:8], back - bet))
+        winners.sort(key=lambda w: -w[1])
+    staked = sum(on_coup.values())
+    return LiveView(
+        table=table,
+        coup=coup,
+        shoe=shoe,
+        now=now,
+        players=len(players),
+        shares={a: round(100 * on_coup[a] / staked) if staked else 0 for a in AREAS},
+        staked=staked,
+        roads=coup_roads(dealt),
+        winners=winners[:WINNERS_SHOWN],
+        last=last,
+    )
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player at a live table: their bet on the coup taking bets and
+    their last settled bet there."""
+
+    stake: dict[str, int]
+    last: Round | None
+
+
+def seat(*, user: User, table: Table, coup: Coup | None) -> Seat:
+    mine = Round.objects.filter(player=user, table=table)
+    current = mine.filter(coup=coup).first() if coup is not None else None
+    last = mine.filter(status=Round.Status.SETTLED).order_by("-id").first()
+    return Seat(
+        stake=dict(current.bets)
+        if current is not None and current.status == Round.Status.OPEN
+        else {},
+        last=last,
+    )

@@ -68,6 +68,13 @@ def pytest_configure(config):
     settings.CASINO_LOG_INTEGRATE_SECONDS = 0
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """A test marked ends_db_connections runs after the others (pyproject's
+    markers say why); the others keep their order."""
+    items.sort(key=lambda item: item.get_closest_marker("ends_db_connections") is not None)
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """On PostgreSQL the test database is dropped at the end, which waits

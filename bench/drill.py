@@ -9,16 +9,19 @@ It runs on a throwaway database of its own: a SQLite file, or a PostgreSQL
 server it starts (initdb, loopback, ``--pg-port``) with continuous WAL
 archiving into a pgBackRest repository (ops/pitr.sh's settings), and stops.
 
-1. ``--players`` players (threads, each its own connection, seeded bets)
-   play Baccarat through the service layer for ``--seconds``.
+1. ``--players`` players (threads, each its own connection, seeded bets,
+   ``--think`` seconds between two bets) play Baccarat through the service
+   layer until ``--rounds`` rounds are committed.
 2. ``manage.py backup`` (what ``make backup`` runs) takes the snapshot while
    they play: ``backup_s`` (the copy, from the backup's manifest) and
    ``backup_command_s`` (the whole command, Python's start-up included). On
    PostgreSQL pgBackRest's full backup follows, also under load:
    ``pitr_backup_s``.
-3. They play ``--seconds`` more; then the database is destroyed (SQLite: the
-   file and its WAL deleted; PostgreSQL: the server killed, its data
-   directory deleted, a new empty server made).
+3. They play ``--rounds`` more (on PostgreSQL, until the WAL archive holds
+   those rounds too: at most about ``--archive-timeout`` later); then, while
+   they still play, the database is destroyed (SQLite: the file and its WAL
+   deleted; PostgreSQL: the server killed, its data directory deleted, a new
+   empty server made).
 4. ``manage.py restore`` (``make restore``) brings the snapshot back:
    ``restore_s`` (``restore_command_s`` with start-up and the command's
    own ledger check). ``audit_ledger`` must pass (``ledger_ok``), every round
@@ -72,6 +75,24 @@ class Postgres:
     def url(self) -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/casino"
 
+    def await_archived(self, seconds: float) -> None:
+        """Once every WAL written so far is in the repository."""
+        import psycopg  # noqa: PLC0415 - PostgreSQL only
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            (segment,) = conn.execute("SELECT pg_walfile_name(pg_current_wal_lsn())").fetchone()
+            deadline = time.monotonic() + seconds
+            while True:
+                (archived,) = conn.execute(
+                    "SELECT last_archived_wal FROM pg_stat_archiver"
+                ).fetchone()
+                # Same timeline: the names sort as the segments follow.
+                if archived and archived[:8] == segment[:8] and archived >= segment:
+                    return
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"WAL {segment} not archived in {seconds} s ({archived})")
+                time.sleep(0.2)
+
     def pitr(self, *args: str) -> None:
         done = subprocess.run(
             [str(ROOT / "ops" / "pitr.sh"), *args],
@@ -89,12 +110,12 @@ class Players:
     database connection of its own; every committed round is noted with the
     time its BET returned."""
 
-    def __init__(self, users: list, seed: int) -> None:
-        self.users, self.seed = users, seed
+    def __init__(self, users: list, seed: int, think: float) -> None:
+        self.users, self.seed, self.think = users, seed, think
         self.stop = threading.Event()
         self.committed: dict[int, tuple[float, int, int]] = {}  # id -> (time, bet, return)
         self.errors: list[str] = []
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.threads = [
             threading.Thread(target=self._play, args=(user, i), daemon=True)
             for i, user in enumerate(users)
@@ -108,6 +129,20 @@ class Players:
         self.stop.set()
         for thread in self.threads:
             thread.join(timeout=60)
+
+    def await_rounds(self, n: int, seconds: float = 300) -> set[int]:
+        """Once ``n`` rounds are committed: the ids of every round committed
+        so far. Raises if the players stop first or take over ``seconds``."""
+        with self.lock:
+            done = self.lock.wait_for(
+                lambda: len(self.committed) >= n or not any(t.is_alive() for t in self.threads),
+                timeout=seconds,
+            )
+            if not done or len(self.committed) < n:
+                raise RuntimeError(
+                    f"the players committed {len(self.committed)} of {n} rounds: {self.errors[:3]}"
+                )
+            return set(self.committed)
 
     def _play(self, user, index: int) -> None:
         from django.db import connection  # noqa: PLC0415 - after django.setup()
@@ -135,10 +170,15 @@ class Players:
                     continue
                 with self.lock:
                     self.committed[rnd.pk] = (time.time(), rnd.total_bet, rnd.total_return)
+                    self.lock.notify_all()
+                if self.think:
+                    self.stop.wait(self.think * rng.uniform(0.5, 1.5))
         except Exception as exc:  # reported in the JSON
             self.errors.append(repr(exc))
         finally:
             connection.close()
+            with self.lock:
+                self.lock.notify_all()  # a waiter learns the player stopped
 
 
 # ------------------------------------------------------------------ the drill
@@ -196,7 +236,10 @@ def main() -> None:
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--players", type=int, default=8)
     parser.add_argument(
-        "--seconds", type=float, default=5.0, help="play before and after the backup"
+        "--rounds", type=int, default=400, help="rounds played before and after the backup"
+    )
+    parser.add_argument(
+        "--think", type=float, default=0.0, help="mean seconds a player waits between bets"
     )
     parser.add_argument("--seed", type=int, default=30)
     parser.add_argument("--pg-port", type=int, default=30432)
@@ -214,6 +257,10 @@ def main() -> None:
         CASINO_TESTING="0",
         CASINO_STARTING_CHIPS="100000",
         PYTHONDONTWRITEBYTECODE="1",
+        # The drill's log beside its database, never the project's db/.
+        CASINO_LOG_KEY_FILE=str(folder / "log_key"),
+        CASINO_LOG_PUBLISHED_FILE=str(folder / "log_published"),
+        CASINO_LOG_WITNESSES_FILE=str(folder / "log_witnesses"),
     )
     pg: Postgres | None = None
     if args.database == "sqlite":
@@ -245,11 +292,9 @@ def main() -> None:
             open_account(user=user)
             users.append(user)
 
-        players = Players(users, args.seed)
+        players = Players(users, args.seed, args.think)
         players.start()
-        time.sleep(args.seconds)
-        with players.lock:
-            before_backup = set(players.committed)
+        before_backup = players.await_rounds(args.rounds)
         result["backup_command_s"], done = timed(env, "backup")
         backup_path = done.stdout.strip().splitlines()[-1]
         manifest = json.loads(Path(backup_path + ".json").read_text())
@@ -258,7 +303,15 @@ def main() -> None:
             started = time.perf_counter()
             pg.pitr("backup")
             result["pitr_backup_s"] = round(time.perf_counter() - started, 3)
-        time.sleep(args.seconds)
+        with players.lock:
+            after_backups = len(players.committed)
+        players.await_rounds(after_backups + args.rounds)
+        if pg is not None:
+            # The disk is lost only once the archive holds those rounds'
+            # WAL (PostgreSQL switches segments every --archive-timeout
+            # seconds): the players play on meanwhile, and what they commit
+            # after it is what a lost disk loses.
+            pg.await_archived(seconds=10 * args.archive_timeout + 30)
         players.finish()
         connections.close_all()
         committed_before_loss = len(players.committed)

@@ -54,6 +54,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="the play ends once each game has this many rounds (--seconds at most)",
+    )
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument(
         "--serve",
@@ -110,7 +116,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parts = urlsplit(args.url)
     if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost"):
         parser.error("--url must be http://127.0.0.1:PORT (traffic stays on this machine)")
-    if args.players < 1 or args.seconds <= 0 or args.late_players < 0:
+    if args.players < 1 or args.seconds <= 0 or args.late_players < 0 or args.rounds < 0:
         parser.error("--players and --seconds must be positive")
     args.transports = [t.strip() for t in args.transport.split(",") if t.strip()]
     if (
@@ -255,6 +261,7 @@ def locust_commands(
         f"--war-table={args.war_table}",
         f"--run-id={run_id}",
         f"--play-seconds={args.seconds}",
+        f"--play-rounds={args.rounds}",
         f"--seat-seconds={seat_seconds}",
         f"--late-players={args.late_players}",
     ]
@@ -350,9 +357,10 @@ def run(
     on_stop: Callable[[], None] | None = None,
 ) -> tuple[dict, list[dict]]:
     """Run Locust's players over the first of ``args.transports``: sign up,
-    wait for all, play ``args.seconds``, measure. ``on_play`` runs as the
-    play starts and ``on_stop`` when the time is up (bench/flood.py,
-    bench/chaos.py and bench/abuse.py act there)."""
+    wait for all, play ``args.seconds`` (or ``args.rounds``), measure.
+    ``on_play`` runs as the play starts and ``on_stop`` when the time is up
+    (with ``args.rounds``: once the play stopped); bench/flood.py,
+    bench/chaos.py and bench/abuse.py act there."""
     one = argparse.Namespace(**{**vars(args), "transports": args.transports[:1]})
     results, players = run_phases(one, server, on_play=on_play, on_stop=on_stop)
     return results[one.transports[0]], players
@@ -410,13 +418,23 @@ def run_phases(
                 raise LoadFailed(f"Locust did not start {transport}: {tail(master, reports)}")
             meters[transport] = meter = CpuMeter(parts, [p.pid for p in procs])
             meter.start()
-            print(f"playing over {transport} for {args.seconds:g} s", file=sys.stderr, flush=True)
+            until = f"{args.rounds} rounds of each game, " if args.rounds else ""
+            print(
+                f"playing over {transport} for {until}{args.seconds:g} s at most",
+                file=sys.stderr,
+                flush=True,
+            )
             if phase == 0 and on_play is not None:
                 on_play()
-            time.sleep(max(0.0, go["until"] - time.time()))
-            if phase == len(args.transports) - 1 and on_stop is not None:
-                on_stop()
-            stopped = master.wait("stopped", 4 * args.timeout + 90)
+            last = phase == len(args.transports) - 1
+            if not args.rounds:
+                time.sleep(max(0.0, go["until"] - time.time()))
+                if last and on_stop is not None:
+                    on_stop()
+            left = max(0.0, go["until"] - time.time())
+            stopped = master.wait("stopped", left + 4 * args.timeout + 90)
+            if args.rounds and last and on_stop is not None:
+                on_stop()  # with --rounds: once the play stopped
             meter.stop()
             if stopped is None:
                 raise LoadFailed(f"Locust did not end {transport}: {tail(master, reports)}")
@@ -477,6 +495,7 @@ def run_phases(
             "ws_workers": args.ws_workers if args.serve == "cluster" else None,
             "reveal_delay_s": 0 if args.serve != "none" else None,
             "seconds": args.seconds,
+            "rounds_asked": args.rounds,
             "window_s": figures["window_s"],
             "players_ready": first["seated"],
             "players_started": started,

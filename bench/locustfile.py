@@ -23,8 +23,9 @@ WS, and every error as a failure of type ERROR.
 
 With ``--play-seconds S`` (bench/load.py) the run has a window: every player
 waits, seated, until all are (Locust's users, ramped up at its spawn rate),
-then they play S seconds; Locust's own stop (``--stop-timeout``) lets each
-finish its round. The master (or the only process) counts the seated players
+then they play S seconds, or with ``--play-rounds N`` until every game has
+N rounds (S seconds at most); Locust's own stop (``--stop-timeout``) lets
+each finish its round. The master (or the only process) counts the seated players
 from Locust messages, sends ``go`` to its workers, and prints on its
 standard output one line ``casino-load <event> <json>`` as the play begins
 (``go``), once every player stopped (``stopped``), and the result
@@ -73,6 +74,12 @@ def _options(parser) -> None:
         type=float,
         default=0.0,
         help="seated players play this long (0: no window)",
+    )
+    parser.add_argument(
+        "--play-rounds",
+        type=int,
+        default=0,
+        help="a window ends once each game has this many rounds (0: at its time)",
     )
     parser.add_argument(
         "--seat-seconds", type=float, default=300.0, help="at most this long to seat everyone"
@@ -152,6 +159,7 @@ class Process:
             runner.register_message("player", lambda msg, **_: self.reports.append(msg.data))
         elif self.worker:
             runner.register_message("go", lambda msg, **_: self.on_go(msg.data))
+            runner.register_message("end", lambda msg, **_: self.on_end(msg.data))
 
     # --- a player's side ------------------------------------------------------
 
@@ -173,6 +181,10 @@ class Process:
     def on_go(self, data: dict) -> None:
         self.windows[data["phase"]] = data
         self.phase_go[data["phase"]].set()
+
+    def on_end(self, data: dict) -> None:
+        """The window ends early: its rounds were played."""
+        self.windows[data["phase"]]["until"] = data["until"]
 
     # --- the conductor ----------------------------------------------------------
 
@@ -210,7 +222,7 @@ class Process:
             if phase == 0 and options.late_players:
                 # Locust's own ramp-up, mid-run: more users at the spawn rate.
                 runner.start(players + options.late_players, options.spawn_rate)
-            gevent.sleep(max(0.0, window["until"] - time.time()))
+            self.play_window(phase, transport)
             if phase == last:
                 runner.stop()  # each user finishes its round (--stop-timeout)
             else:
@@ -227,6 +239,31 @@ class Process:
             gevent.sleep(4)  # the workers' last statistics (sent every 3 s)
         self.emit("result", self.result())
         runner.quit()
+
+    def play_window(self, phase: int, transport: str) -> None:
+        """Until the window's time is up, or (``--play-rounds``) until every
+        game has its rounds: then the window ends for every player."""
+        options = self.environment.parsed_options
+        until = self.windows[phase]["until"]
+        if not options.play_rounds:
+            gevent.sleep(max(0.0, until - time.time()))
+            return
+        games = [g for g in options.games.split(",") if g in ("baccarat", "war")]
+        entries = self.environment.stats.entries
+
+        def played() -> bool:
+            return all(
+                (entry := entries.get((f"{game} [{transport}]", "ROUND"))) is not None
+                and entry.num_requests >= options.play_rounds
+                for game in games
+            )
+
+        while time.time() < until and not played():
+            gevent.sleep(0.1)
+        end = {"phase": phase, "until": min(until, time.time())}
+        if isinstance(self.environment.runner, MasterRunner):
+            self.environment.runner.send_message("end", end)
+        self.on_end(end)
 
     def emit(self, kind: str, data: dict) -> None:
         print(f"{EVENT} {kind} {json.dumps(data)}", flush=True)

@@ -82,21 +82,22 @@ start() {
     apt-get update -q >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx >/dev/null
   fi
-  local urls
-  urls=$(ops/services.sh start "$DATA" "$PG_PORT" "$REDIS_PORT") \
-    || { echo "PostgreSQL or Redis did not start (see $DATA)" >&2; exit 1; }
-  eval "$(sed 's/^/export /' <<<"$urls")"
+  # PostgreSQL and Redis start while the steps that need neither run: the
+  # settings, the static files and the log's keys (each a Python start-up).
+  ops/services.sh start "$DATA" "$PG_PORT" "$REDIS_PORT" > "$DIR/services.out" &
+  local services=$!
   [ -f "$DIR/secret" ] || "$PY" -c "import secrets; print(secrets.token_urlsafe(64))" > "$DIR/secret"
   # psycopg's connection pool when the package is installed (CASINO_DB_POOL in
   # casino/settings/database.py): a new PostgreSQL backend per request is expensive.
   if [ -z "${CASINO_DB_POOL:-}" ]; then
     if "$PY" -c "import psycopg_pool" 2>/dev/null; then CASINO_DB_POOL=4; else CASINO_DB_POOL=0; fi
   fi
+  # The addresses ops/services.sh prints once they answer.
   cat > "$DIR/env" <<ENV
-export DATABASE_URL=$DATABASE_URL
+export DATABASE_URL=postgres://postgres@127.0.0.1:$PG_PORT/casino
 export CASINO_DB_POOL=$CASINO_DB_POOL
 export CASINO_DB_HEALTH_CHECKS=1
-export REDIS_URL=$REDIS_URL
+export REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0
 export DJANGO_DEBUG=0
 export DJANGO_SECRET_KEY=$(cat "$DIR/secret")
 export DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost
@@ -117,13 +118,27 @@ ENV
   echo "export CASINO_METRICS_TOKEN=$(cat "$DIR/metrics-token")" >> "$DIR/env"
   # shellcheck disable=SC1091
   . "$DIR/env"
+  collect_static > "$DIR/collectstatic.log" 2>&1 &
+  local static=$!
+  # The log's signing key and the witness's key, made once (both commands
+  # only print a key that already exists).
+  {
+    [ -f "$DIR/log_key" ] || "$PY" manage.py make_log_key >/dev/null
+    if [ ! -f "$DIR/witness.json" ] || [ ! -s "$DIR/log_witnesses" ]; then
+      "$PY" manage.py witness --state "$DIR/witness.json" --key >> "$DIR/log_witnesses.new"
+      sort -u "$DIR/log_witnesses.new" > "$DIR/log_witnesses" && rm "$DIR/log_witnesses.new"
+    fi
+  } > "$DIR/keys.log" 2>&1 &
+  local keys=$!
+  wait "$services" || { echo "PostgreSQL or Redis did not start (see $DATA)" >&2; exit 1; }
+  grep -qx "DATABASE_URL=$DATABASE_URL" "$DIR/services.out" \
+    && grep -qx "REDIS_URL=$REDIS_URL" "$DIR/services.out" \
+    || { echo "ops/services.sh answered other addresses: $(cat "$DIR/services.out")" >&2; exit 1; }
   "$PY" manage.py migrate --no-input -v 0
   "$PY" manage.py setup_casino
-  "$PY" manage.py make_log_key >/dev/null
-  "$PY" manage.py witness --state "$DIR/witness.json" --key >> "$DIR/log_witnesses.new"
-  sort -u "$DIR/log_witnesses.new" > "$DIR/log_witnesses" && rm "$DIR/log_witnesses.new"
   "$PY" manage.py repair_rounds --refund || true
-  "$PY" manage.py collectstatic --no-input -v 0
+  wait "$keys" || { echo "the log's keys were not made:" >&2; cat "$DIR/keys.log" >&2; exit 1; }
+  wait "$static" || { echo "collectstatic failed:" >&2; tail -n 20 "$DIR/collectstatic.log" >&2; exit 1; }
 
   # supervisord (from the runtime lock) starts the Python servers and starts
   # again any that dies (a kill -9, a crash): one gunicorn master with
@@ -151,7 +166,14 @@ ENV
   # answers 500 for a connection PostgreSQL ended.
   local http_port=$WORKER_BASE login_port=$((WORKER_BASE + 50))
   local ws_upstream="" ws_ports=() programs=""
-  program() {  # name, command line
+  # Only the programs Prometheus scrapes (a third argument: metrics) write
+  # their metrics into a folder of their own; the others (the integrator,
+  # the witness, the audit) keep none, and must not be pointed at a folder
+  # nobody made (prometheus_client then fails at import and supervisord
+  # restarts the command every second).
+  program() {  # name, command line[, metrics]
+    local metrics=""
+    [ "${3:-}" = metrics ] && metrics="environment=PROMETHEUS_MULTIPROC_DIR=\"$DIR/metrics/$1\""
     programs+="
 [program:$1]
 command=$2
@@ -164,27 +186,26 @@ stopasgroup=true
 killasgroup=true
 stopwaitsecs=10
 redirect_stderr=true
-environment=PROMETHEUS_MULTIPROC_DIR="$DIR/metrics/$1"
+$metrics
 stdout_logfile=$DIR/$1.log
 stdout_logfile_maxbytes=20MB
 stdout_logfile_backups=1
 "
   }
-  program gunicorn "$PY -m gunicorn -c python:casino.gunicorn_conf --workers $HTTP_WORKERS --bind 127.0.0.1:$http_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
-  program login "nice -n $LOGIN_NICE env HTTP_WORKERS=$LOGIN_WORKERS CASINO_HASHES_AT_ONCE=1 CASINO_HASHES_WAITING=$LOGIN_THREADS CASINO_HASH_NICE=0 $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --worker-class gthread --threads $LOGIN_THREADS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application"
+  program gunicorn "$PY -m gunicorn -c python:casino.gunicorn_conf --workers $HTTP_WORKERS --bind 127.0.0.1:$http_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application" metrics
+  program login "nice -n $LOGIN_NICE env HTTP_WORKERS=$LOGIN_WORKERS CASINO_HASHES_AT_ONCE=1 CASINO_HASHES_WAITING=$LOGIN_THREADS CASINO_HASH_NICE=0 $PY -m gunicorn -c python:casino.gunicorn_conf --workers $LOGIN_WORKERS --worker-class gthread --threads $LOGIN_THREADS --bind 127.0.0.1:$login_port --forwarded-allow-ips 127.0.0.1 casino.wsgi:application" metrics
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
-    program "ws$i" "env CASINO_DB_POOL=0 CASINO_DB_CONN_MAX_AGE=$WS_CONN_MAX_AGE CASINO_DB_HEALTH_CHECKS=0 $PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets-sansio --ws-max-size 65536 --ws-per-message-deflate false --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5"
+    program "ws$i" "env CASINO_DB_POOL=0 CASINO_DB_CONN_MAX_AGE=$WS_CONN_MAX_AGE CASINO_DB_HEALTH_CHECKS=0 $PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets-sansio --ws-max-size 65536 --ws-per-message-deflate false --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5" metrics
     ws_upstream+="    server 127.0.0.1:$port max_fails=0;"$'\n'
   done
   # The ledger audit, for /metrics (casino_ledger_audit_ok) and its alert.
-  # (A process each time: it keeps no metrics of its own, so no folder.)
   # The commitment log: one integrator (each pass holds the log's lock), and
   # one witness that cosigns what the site serves (docs/commitment-log.md).
   program integrator "$PY manage.py integrate_log --every 1"
   program witness "$PY manage.py witness --state $DIR/witness.json --url http://127.0.0.1:$http_port --every 10"
-  program audit "sh -c 'while :; do env -u PROMETHEUS_MULTIPROC_DIR $PY manage.py audit_ledger >/dev/null; sleep $AUDIT_SECONDS; done'"
+  program audit "sh -c 'while :; do $PY manage.py audit_ledger >/dev/null; sleep $AUDIT_SECONDS; done'"
   cat > "$DIR/supervisord.conf" <<SUPERVISOR
 [supervisord]
 pidfile=$DIR/supervisord.pid
@@ -329,6 +350,28 @@ NGINX
   echo "cluster: gunicorn ($HTTP_WORKERS HTTP worker(s), $LOGIN_WORKERS for login and sign-up) and $WS_WORKERS uvicorn websocket worker(s) behind nginx on http://127.0.0.1:$PORT (PostgreSQL :$PG_PORT, Redis :$REDIS_PORT, Prometheus http://127.0.0.1:$PROMETHEUS_PORT)"
 }
 
+# collectstatic into $DIR/static, unless the files it would write are there
+# from inputs that have not changed since: the project's static folder, the
+# installed packages (their versions: the apps' own static files) and the
+# settings that name the storage. Post-processing every file (hashed names,
+# compression) costs several seconds of CPU a start.
+collect_static() {
+  local site_packages hash
+  site_packages=$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  hash=$({
+    find static -type f -print0 | sort -z | xargs -0 sha256sum
+    ls "$site_packages"
+    sha256sum casino/settings/*.py
+  } | sha256sum | cut -d' ' -f1)
+  if [ -f "$DIR/static/staticfiles.json" ] && [ "$(cat "$DIR/static.hash" 2>/dev/null)" = "$hash" ]; then
+    echo "static files unchanged ($hash)"
+    return 0
+  fi
+  rm -f "$DIR/static.hash"
+  "$PY" manage.py collectstatic --no-input -v 0
+  echo "$hash" > "$DIR/static.hash"
+}
+
 # Whether pid runs a command line containing pattern (a stale pid file must
 # not make us signal some other process that got the number since).
 alive() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' < "/proc/$1/cmdline" | grep -q -- "$2"; }
@@ -340,10 +383,17 @@ stop() {
     nginx -c "$DIR/nginx.conf" -s quit 2>/dev/null || true
   fi
   # supervisord stops its programs (SIGTERM, SIGKILL after 10 s) and exits.
+  # `stop all` signals every program at once; a bare shutdown stops them one
+  # after the other (each waited out), which on a busy machine outlasted the
+  # wait below, and the SIGKILL that followed left gunicorn and the audit
+  # running as orphans on the cluster's ports.
+  local ctl=("$ROOT/.venv/bin/supervisorctl" -c "$DIR/supervisord.conf") groups=()
   if [ -f "$DIR/supervisord.pid" ] && alive "$(cat "$DIR/supervisord.pid")" supervisord; then
     pids+=("$(cat "$DIR/supervisord.pid")")
-    "$ROOT/.venv/bin/supervisorctl" -c "$DIR/supervisord.conf" shutdown >/dev/null 2>&1 \
-      || kill "$(cat "$DIR/supervisord.pid")" 2>/dev/null || true
+    # Each program runs in a process group of its own (its pid's).
+    mapfile -t groups < <("${ctl[@]}" pid all 2>/dev/null | grep -E '^[1-9][0-9]*$' || true)
+    "${ctl[@]}" stop all >/dev/null 2>&1 || true
+    "${ctl[@]}" shutdown >/dev/null 2>&1 || kill "$(cat "$DIR/supervisord.pid")" 2>/dev/null || true
   fi
   # Servers started by hand before supervisord ran them, if any.
   for pidfile in "$DIR"/gunicorn.pid "$DIR"/login.pid "$DIR"/ws*.pid "$DIR"/worker*.pid; do
@@ -361,6 +411,11 @@ stop() {
   for pid in "${pids[@]}"; do
     for _ in $(seq 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+  done
+  # Whatever of a program outlived supervisord (killed above): its group,
+  # if it still runs this project's commands (not a later owner of the id).
+  for pgid in "${groups[@]}"; do
+    pgrep -g "$pgid" -f "$ROOT" >/dev/null && kill -9 -- "-$pgid" 2>/dev/null || true
   done
   ops/prometheus.sh stop "$DIR/prometheus"
   ops/services.sh stop "$DATA"

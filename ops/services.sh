@@ -28,21 +28,8 @@ install() {
   return 0
 }
 
-start() {
-  local dir=$1 pgport=$2 redisport=$3 bin
-  bin=$(pg_bin)
-  mkdir -p "$dir"
-  dir=$(cd "$dir" && pwd)
-  if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; chmod 755 "$dir"; fi
-  if [ ! -f "$dir/pg/PG_VERSION" ]; then
-    as_pg mkdir -p "$dir/pg"
-    as_pg "$bin/initdb" -D "$dir/pg" -U postgres --auth=trust -E UTF8 >/dev/null
-  fi
-  if ! as_pg "$bin/pg_ctl" -D "$dir/pg" status >/dev/null 2>&1; then
-    as_pg "$bin/pg_ctl" -D "$dir/pg" -l "$dir/pg.log" -w -o "-p $pgport -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off" start >/dev/null
-  fi
-  "$bin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -tAc "select 1 from pg_database where datname='casino'" | grep -q 1 \
-    || "$bin/createdb" -h 127.0.0.1 -p "$pgport" -U postgres casino
+start_redis() {
+  local dir=$1 redisport=$2
   if ! redis-cli -p "$redisport" ping >/dev/null 2>&1; then
     redis-server --port "$redisport" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
       --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir"
@@ -54,6 +41,27 @@ start() {
       exit 1
     fi
   fi
+}
+
+start() {
+  local dir=$1 pgport=$2 redisport=$3 bin redis
+  bin=$(pg_bin)
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; chmod 755 "$dir"; fi
+  # Redis starts while PostgreSQL does.
+  start_redis "$dir" "$redisport" &
+  redis=$!
+  if [ ! -f "$dir/pg/PG_VERSION" ]; then
+    as_pg mkdir -p "$dir/pg"
+    as_pg "$bin/initdb" -D "$dir/pg" -U postgres --auth=trust -E UTF8 >/dev/null
+  fi
+  if ! as_pg "$bin/pg_ctl" -D "$dir/pg" status >/dev/null 2>&1; then
+    as_pg "$bin/pg_ctl" -D "$dir/pg" -l "$dir/pg.log" -w -o "-p $pgport -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off" start >/dev/null
+  fi
+  "$bin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -tAc "select 1 from pg_database where datname='casino'" | grep -q 1 \
+    || "$bin/createdb" -h 127.0.0.1 -p "$pgport" -U postgres casino
+  wait "$redis"
   echo "DATABASE_URL=postgres://postgres@127.0.0.1:$pgport/casino"
   echo "REDIS_URL=redis://127.0.0.1:$redisport/0"
 }

@@ -68,6 +68,31 @@ def pytest_configure(config):
     settings.CASINO_LOG_INTEGRATE_SECONDS = 0
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """A test marked ends_db_connections runs after the others (pyproject's
+    markers say why); the others keep their order."""
+    items.sort(key=lambda item: item.get_closest_marker("ends_db_connections") is not None)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """On PostgreSQL the test database is dropped at the end, which waits
+    5 s and then fails while another session still holds it: the idle
+    connection a worker thread kept (the sockets' pool keeps its thread
+    alive to the end, and the thread its connection). Those sessions are
+    ended first."""
+    yield
+    with django_db_blocker.unblock():
+        connection = connections["default"]
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+
+
 @pytest.fixture(autouse=True)
 def log_published_here(tmp_path_factory, settings):
     """Each test's database starts a log of its own: the checkpoints it

@@ -16,6 +16,7 @@ import re
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,20 @@ def test_pages_and_hashed_static_files_through_nginx():
     assert "immutable" in response.headers["Cache-Control"]
 
 
+def log_size() -> int:
+    """The size of the commitment log's newest checkpoint (0: none yet)."""
+    response = requests.get(URL + "/log/checkpoint", timeout=10)
+    if response.status_code == 404:
+        return 0
+    assert response.status_code == 200, response.text
+    return int(response.text.splitlines()[1])  # origin, then the tree's size
+
+
 def test_a_player_plays_both_games_over_http_and_websockets():
     """Baccarat (the reveal over the socket) and War: every round answered,
-    every reveal delivered, nothing failed."""
+    every reveal delivered, nothing failed; the cluster's integrator takes
+    the rounds into the commitment log's next checkpoint."""
+    before = log_size()
     who = signed_up()
     for _ in range(3):
         assert who.play("baccarat")
@@ -76,6 +88,10 @@ def test_a_player_plays_both_games_over_http_and_websockets():
     assert who.report.errors == []
     assert [game for _, game, _ in who.report.rounds].count("baccarat") == 3
     assert len(who.seen_rounds) == 3
+    deadline = time.monotonic() + 30  # the integrator passes every second
+    while (size := log_size()) < before + 6 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert size >= before + 6
 
 
 def test_a_dropped_socket_reconnects_and_the_next_reveal_arrives():
@@ -89,16 +105,17 @@ def test_a_dropped_socket_reconnects_and_the_next_reveal_arrives():
     assert len(who.seen_rounds) == 2
 
 
-def test_twenty_locust_players_for_ten_seconds():
-    """bench/load.py against the cluster: Locust's players, zero errors, every
-    reveal delivered, the ledger adds up (within a minute)."""
+def test_twenty_locust_players_play_twenty_rounds_of_each_game():
+    """bench/load.py against the cluster: Locust's twenty players, all
+    seated, play together until each game has twenty rounds (a minute at
+    most): zero errors, every reveal delivered, the ledger adds up."""
     database = os.environ.get("DATABASE_URL", "")
     command = [sys.executable, "bench/load.py", "--serve", "none", "--url", URL]
-    command += ["--players", "20", "--seconds", "10", "--spawn-rate", "20", "--think", "2"]
-    command += ["--timeout", "30"]
+    command += ["--players", "20", "--rounds", "20", "--seconds", "60", "--spawn-rate", "20"]
+    command += ["--think", "1", "--timeout", "30"]
     command += ["--database-url", database]
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=100)
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=150)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["players_ready"] == 20, result["error_samples"]
@@ -163,6 +180,7 @@ def terminate_other_connections() -> int:
     return sum(1 for (ended,) in rows if ended)
 
 
+@pytest.mark.ends_db_connections
 def test_connections_postgresql_ends_cost_no_page_and_at_most_one_round():
     """PostgreSQL ends every connection (a restart, a failover). The HTTP
     workers check a pooled connection as they take it: every page answers.

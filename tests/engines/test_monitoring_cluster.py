@@ -60,6 +60,18 @@ def server_programs() -> int:
     return 2 + conf.count("[program:ws")
 
 
+def test_no_program_supervisord_runs_has_died_since_the_cluster_started():
+    """supervisord starts a program again when it dies, so a program that
+    crashes at every start (the integrator and the witness once did, for
+    want of a metrics folder) still looks up most of the time: its log
+    says otherwise."""
+    log = (CLUSTER_DIR / "supervisord.log").read_text()
+    since_start = log.rsplit("supervisord started with pid", 1)[-1]
+    assert [line for line in since_start.splitlines() if "not expected" in line] == []
+    spawned = [line.split("'")[1] for line in since_start.splitlines() if "spawned: '" in line]
+    assert {"integrator", "witness", "audit"} <= set(spawned)
+
+
 def test_nginx_answers_health_and_hides_the_metrics():
     for path in ("/healthz", "/readyz"):
         response = requests.get(URL + path, timeout=10)

@@ -32,7 +32,7 @@ pytestmark = [
 def test_the_restore_drill_on_postgres_loses_no_round_before_the_backup_and_little_after():
     done = subprocess.run(
         [sys.executable, "bench/drill.py", "--database", "postgres", "--players", "3",
-         "--seconds", "2", "--pg-port", str(free_port()), "--archive-timeout", "2"],
+         "--rounds", "30", "--think", "0.05", "--pg-port", str(free_port()), "--archive-timeout", "2"],
         cwd=ROOT, capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]

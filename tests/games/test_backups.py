@@ -108,7 +108,7 @@ def test_the_restore_drill_on_sqlite_loses_no_round_taken_before_the_backup(tmp_
     and every round committed before the backup began is there, unchanged."""
     done = subprocess.run(
         [sys.executable, "bench/drill.py", "--database", "sqlite", "--players", "3",
-         "--seconds", "1"],
+         "--rounds", "30", "--think", "0.05"],
         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]

@@ -112,6 +112,7 @@ export CASINO_LOG_KEY_FILE=$DIR/log_key
 export CASINO_LOG_PUBLISHED_FILE=$DIR/log_published
 export CASINO_LOG_WITNESSES_FILE=$DIR/log_witnesses
 export CASINO_LOG_INTEGRATE_SECONDS=0
+export CASINO_LIVE_DEALER=0
 ENV
   # /metrics answers only this token's bearer: the cluster's Prometheus.
   [ -f "$DIR/metrics-token" ] || "$PY" -c "import secrets; print(secrets.token_urlsafe(48))" > "$DIR/metrics-token"
@@ -205,6 +206,8 @@ stdout_logfile_backups=1
   # one witness that cosigns what the site serves (docs/commitment-log.md).
   program integrator "$PY manage.py integrate_log --every 1"
   program witness "$PY manage.py witness --state $DIR/witness.json --url http://127.0.0.1:$http_port --every 10"
+  # The live tables' dealer: its own program (several would deal each coup once).
+  program live_dealer "$PY manage.py live_dealer"
   program audit "sh -c 'while :; do $PY manage.py audit_ledger >/dev/null; sleep $AUDIT_SECONDS; done'"
   cat > "$DIR/supervisord.conf" <<SUPERVISOR
 [supervisord]

@@ -27,15 +27,16 @@ def session_id(user) -> str:
 
 
 async def baccarat_socket(
-    user=None, slug: str = "baccarat-classic", language: str = "en"
+    user=None, slug: str = "baccarat-classic", language: str = "en", kind: str = "baccarat"
 ) -> WebsocketCommunicator:
-    """A browser tab at a Baccarat table: the real ASGI app, the site's origin,
-    logged in by the session cookie (anonymous without ``user``)."""
+    """A browser tab at a Baccarat table (``kind`` "live": a live table's):
+    the real ASGI app, the site's origin, logged in by the session cookie
+    (anonymous without ``user``)."""
     headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
     if user is not None:
         sid = await database_sync_to_async(session_id)(user)
         headers.append((b"cookie", f"sessionid={sid}; django_language={language}".encode()))
-    return WebsocketCommunicator(application, f"/ws/baccarat/{slug}/", headers=headers)
+    return WebsocketCommunicator(application, f"/ws/{kind}/{slug}/", headers=headers)
 
 
 @pytest.fixture

@@ -1,0 +1,101 @@
+"""A live table seen by three players at once: two bet on the coup, one
+only watches, and all three see the same shoe and coup, the countdown, the
+same cards and the same road; each betting player's own balance moves by
+what their bet returned."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from games.models import Round, Table
+from games.services import play_safe
+from games.services.tables import create_presets, save_table, table_snapshot
+from games.services.wallet import open_account
+from tests.browser.helpers import eventually, log_in
+
+pytestmark = pytest.mark.browser
+
+TABLE = "/baccarat/baccarat-live/"
+SIZES = (
+    {"width": 1280, "height": 800},
+    {"width": 390, "height": 844},
+    {"width": 1280, "height": 800},
+)
+
+
+@pytest.fixture
+def live_table(orm):
+    create_presets()
+    table = Table.objects.get(slug="baccarat-live")
+    before = table_snapshot(table)
+    table.betting_seconds = 6  # the clock, shorter for the test
+    save_table(table=table, actor=None, before=before)
+    return table
+
+
+def seated(browser, live_url, password_hash, n: int):
+    pages, users = [], []
+    for i, size in enumerate(SIZES[:n]):
+        user = get_user_model().objects.create(
+            username=f"live{i}x{timezone.now().timestamp():.0f}", password=password_hash
+        )
+        open_account(user=user)
+        now = timezone.now()
+        play_safe.start_session(user=user, now=now)
+        context = browser.new_context(viewport=size)
+        log_in(context, live_url, user, **{play_safe.SESSION_STARTED: now.isoformat()})
+        page = context.new_page()
+        page.goto(f"{live_url}{TABLE}")
+        expect(page.locator("body")).to_have_attribute("data-ws", "open")
+        pages.append(page)
+        users.append(user)
+    return pages, users
+
+
+def test_three_players_see_one_coup_one_deal_one_road(browser, live_url, live_table, password_hash):
+    (ann, bob, cat), (ann_user, bob_user, _cat_user) = seated(browser, live_url, password_hash, 3)
+    clock = ann.get_by_test_id("live-clock")
+    expect(clock).to_have_attribute("data-state", "open", timeout=20_000)
+    ann.get_by_test_id("chip-100").click()
+    ann.get_by_test_id("area-player").click()
+    ann.get_by_test_id("bet").click()
+    expect(ann.get_by_test_id("slip-note")).to_contain_text("placed on coup")
+    expect(ann.get_by_test_id("header-balance")).to_have_text("9,900")
+    bob.get_by_test_id("chip-25").click()
+    bob.get_by_test_id("area-banker").click()
+    bob.get_by_test_id("bet").click()
+    expect(bob.get_by_test_id("slip-note")).to_contain_text("placed on coup")
+    coup = ann.get_by_test_id("live-coup").get_attribute("data-coup")
+    # Everybody at the table sees the share of the stakes on each area while bets are open.
+    for page in (ann, bob, cat):
+        expect(page.get_by_test_id("live-coup")).to_have_attribute("data-coup", coup)
+        expect(page.get_by_test_id("share-player")).to_contain_text("80%")  # 100 of 125
+        expect(page.get_by_test_id("share-banker")).to_contain_text("20%")
+
+    for page in (ann, bob, cat):
+        expect(page.get_by_test_id("live-result")).to_have_attribute(
+            "data-coup", coup, timeout=20_000
+        )
+    cards = [
+        page.get_by_test_id("board")
+        .locator(".playing-card")
+        .evaluate_all("cards => cards.map(c => c.dataset.card).join(' ')")
+        for page in (ann, bob, cat)
+    ]
+    assert cards[0] and cards.count(cards[0]) == 3
+    roads = [page.get_by_test_id("big-road").inner_html() for page in (ann, bob, cat)]
+    assert roads.count(roads[0]) == 3
+
+    settled = eventually(
+        lambda: Round.objects.filter(player=ann_user, status=Round.Status.SETTLED).first(),
+        "ann's bet settled",
+    )
+    assert " ".join(settled.detail["player"] + settled.detail["banker"]) == cards[0]
+    ann_user.wallet.refresh_from_db()
+    shown = f"{ann_user.wallet.balance // 100:,}"
+    expect(ann.get_by_test_id("header-balance")).to_have_text(shown)
+    expect(ann.get_by_test_id("my-last")).to_contain_text(f"({coup})")
+    assert Round.objects.filter(player=bob_user, coup__number=int(coup)).exists()

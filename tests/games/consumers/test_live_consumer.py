@@ -1,0 +1,80 @@
+"""A live table's socket: it shows a page that joins mid-coup the coup in
+progress, takes BET and answers as the HTTP BET does (a stake after the
+close refused, nothing taken), passes on the dealer's state, and tells the
+player their bet settled with their new balance."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.utils import timezone
+
+from games.models import Coup, Round, Table
+from games.presenters import live as presenter
+from games.services import live
+from tests.games.consumers.conftest import baccarat_socket
+from tests.tables import shown_version
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+async def socket(user, slug: str) -> WebsocketCommunicator:
+    return await baccarat_socket(user, slug, kind="live")
+
+
+async def bet_message(slip: str, **stakes) -> str:
+    version = await database_sync_to_async(shown_version)("baccarat-live")
+    return json.dumps({"action": "bet", "slip_key": slip, "table_version": version, **stakes})
+
+
+async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
+    ann = await database_sync_to_async(make_player)(chips=1_000)
+    table = await database_sync_to_async(Table.objects.get)(slug="baccarat-live")
+    await database_sync_to_async(live.advance)(table)
+    communicator = await socket(ann, table.slug)
+    connected, _ = await communicator.connect()
+    assert connected
+    arrival = await communicator.receive_from()
+    assert 'id="live-state"' in arrival and 'data-state="open"' in arrival
+
+    await communicator.send_to(text_data=await bet_message("one", player="10"))
+    answer = await communicator.receive_from()
+    assert 'id="bac-placed"' in answer and "placed on coup 1" in answer
+
+    # The dealer deals at the close: the socket hears the table's state and its own bet settled.
+    coup = await database_sync_to_async(Coup.objects.get)(table=table)
+    await database_sync_to_async(presenter.tick)(now=coup.closes_at)
+    said = [await communicator.receive_from() for _ in range(2)]
+    state = next(s for s in said if 'id="live-state"' in s)
+    seat = next(s for s in said if 'id="live-seat"' in s)
+    rnd = await database_sync_to_async(Round.objects.get)(player=ann)
+    assert rnd.status == Round.Status.SETTLED
+    assert f'data-winner="{rnd.winner}"' in state
+    assert f'data-balance="{rnd.balance_after}"' in seat
+    await communicator.disconnect()
+
+
+async def test_a_bet_after_the_close_is_refused_over_the_socket(make_player):
+    ann = await database_sync_to_async(make_player)(chips=1_000)
+    table = await database_sync_to_async(Table.objects.get)(slug="baccarat-live")
+    past = timezone.now() - dt.timedelta(seconds=16)
+    await database_sync_to_async(live.advance)(table, now=past)  # its window closed a second ago
+    communicator = await socket(ann, table.slug)
+    assert (await communicator.connect())[0]
+    await communicator.receive_from()
+    await communicator.send_to(text_data=await bet_message("late", player="10"))
+    answer = await communicator.receive_from()
+    assert "No more bets" in answer
+    assert not await database_sync_to_async(Round.objects.filter(player=ann).exists)()
+    await communicator.disconnect()
+
+
+async def test_a_private_table_has_no_live_socket(make_player):
+    ann = await database_sync_to_async(make_player)(chips=1_000)
+    communicator = await socket(ann, "baccarat-classic")
+    connected, _ = await communicator.connect()
+    assert not connected

@@ -1,0 +1,78 @@
+"""A live table over HTTP: its page shows the coup taking bets and its
+clock; BET stakes the slip or refuses it after the close with nothing
+taken; a finished shoe is published whole (and not before) and replays."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from games.baccarat.live import check_document
+from games.models import Round, Shoe, Table
+from games.services import live
+from tests.tables import shown_version
+
+pytestmark = pytest.mark.django_db
+
+URL = "/baccarat/baccarat-live/"
+
+
+@pytest.fixture
+def table():
+    return Table.objects.get(slug="baccarat-live")
+
+
+@pytest.fixture
+def ann(client, make_player):
+    user = make_player(chips=1_000)
+    client.force_login(user)
+    return user
+
+
+def bet(client, **fields):
+    data = {"slip_key": "k1", "table_version": shown_version("baccarat-live"), **fields}
+    return client.post(
+        reverse("baccarat_bet", args=["baccarat-live"]), data, HTTP_HX_REQUEST="true"
+    )
+
+
+def test_the_page_shows_the_coup_taking_bets(client, ann, table):
+    live.advance(table)
+    page = client.get(URL).content.decode()
+    assert 'data-testid="live-clock" data-state="open"' in page
+    assert 'data-shoe="1" data-coup="1"' in page
+    assert 'ws-connect="/ws/live/baccarat-live/' in page
+
+
+def test_bet_over_http_is_staked_on_the_coup(client, ann, table):
+    live.advance(table)
+    answer = bet(client, player="10").content.decode()
+    assert 'id="bac-placed"' in answer and "placed on coup 1" in answer
+    rnd = Round.objects.get(player=ann)
+    assert rnd.status == Round.Status.OPEN and rnd.coup.number == 1
+    assert 'data-balance="99000"' in answer
+
+
+def test_bet_after_the_close_is_refused_and_takes_nothing(client, ann, table):
+    live.advance(table, now=timezone.now() - dt.timedelta(seconds=15, milliseconds=1))
+    answer = bet(client, player="10")
+    assert "No more bets" in answer.content.decode()
+    assert not Round.objects.filter(player=ann).exists()
+    ann.wallet.refresh_from_db()
+    assert ann.wallet.balance == 100_000
+
+
+def test_a_shoe_is_published_when_it_ends_and_not_before(client, ann, table):
+    start = timezone.now() - dt.timedelta(seconds=10)  # its window closes in 5 s
+    live.advance(table, now=start)
+    bet(client, player="10")
+    live.advance(table, now=start + dt.timedelta(seconds=15))
+    url = reverse("live_shoe", args=["baccarat-live", 1])
+    assert client.get(url).status_code == 404  # the seed is still secret
+    Shoe.objects.filter(table=table).update(ended_at=timezone.now())
+    client.logout()  # public, as the commitment log is
+    doc = client.get(url).json()
+    assert len(doc["coups"]) == 1 and check_document(doc) == []

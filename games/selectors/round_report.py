@@ -247,7 +247,8 @@ def round_report(rnd: Round) -> RoundReport:
             for area, multiplier in (rnd.version.pays or {}).items()
         ],
         result=result_label(rnd),
-        revealed=not open_round,
+        # A live table's bet holds no seed: its shoe is published whole when it ends.
+        revealed=not open_round and rnd.coup_id is None,
         flags=flags,
         hands=hands,
         **report_kwargs,

@@ -30,7 +30,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from commitlog.reads import round_entry
-from games.models import Game, Profile, Round
+from games.models import Coup, Game, Profile, Round
 from games.selectors import history as selectors
 from games.selectors.history_export import csv_rows
 from games.selectors.play_safe import zone_of
@@ -222,6 +222,9 @@ def _round_context(request: PlayerRequest, rnd: Round) -> dict[str, Any]:
         "own": own,
         "back_url": back,
         **round_entry(rnd.server_seed_hash),  # log_index, log_leaf_b64
+        "live_coup": Coup.objects.select_related("shoe").get(pk=rnd.coup_id)
+        if rnd.coup_id
+        else None,
     }
 
 
@@ -241,7 +244,12 @@ def round_verify(request: PlayerRequest, pk: int) -> HttpResponse:
     button posts through htmx and swaps in the verdict."""
     rnd = _visible_round(request, pk)
     context = _round_context(request, rnd)
-    if is_open(rnd):
+    if rnd.coup_id:
+        context["verify_refused"] = _(
+            "This bet was on a live table's coup: the shoe is verified whole, from the "
+            "document published when the shoe ends."
+        )
+    elif is_open(rnd):
         context["verify_refused"] = _(
             "This round is still waiting for the tie decision. Its server seed is revealed, "
             "and the round can be verified, once it is over."

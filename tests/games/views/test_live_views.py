@@ -76,3 +76,19 @@ def test_a_shoe_is_published_when_it_ends_and_not_before(client, ann, table):
     client.logout()  # public, as the commitment log is
     doc = client.get(url).json()
     assert len(doc["coups"]) == 1 and check_document(doc) == []
+
+
+def test_a_live_bet_s_round_page_keeps_the_shoe_s_seed_and_says_where_to_verify(client, ann, table):
+    start = timezone.now() - dt.timedelta(seconds=10)
+    live.advance(table, now=start)
+    bet(client, player="10")
+    live.advance(table, now=start + dt.timedelta(seconds=15))
+    rnd = Round.objects.get(player=ann)
+    assert rnd.status == Round.Status.SETTLED
+    shoe = Shoe.objects.get(table=table)
+    page = client.get(reverse("history_round", args=[rnd.pk])).content.decode()
+    assert shoe.server_seed not in page  # the rest of the shoe stays unknown
+    assert "coup 1 of shoe 1" in page and 'data-testid="verify"' not in page
+    verdict = client.get(reverse("history_round_verify", args=[rnd.pk])).content.decode()
+    assert shoe.server_seed not in verdict and "Does not match" not in verdict
+    assert "verified whole" in verdict

@@ -168,7 +168,7 @@ def settled_answer(*, user: User, rnd: Round, balance: int) -> str:
 
 def tick(*, now: dt.datetime | None = None) -> None:
     """One pass of the dealer over every open live table."""
-    for table in Table.objects.filter(live=True, enabled=True):
+    for table in live.tables_to_deal():
         step = live.advance(table, now=now)
         view = live_view(table, now=now)
         if step.did or view.betting:

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from games.baccarat.odds import rtp
 from games.baccarat.rules import Coup, play_coup, settle
 from games.cards import FairRng, new_shoe, shuffle
+from games.errors import BetRefused
 from games.models import Game, LedgerEntry, Profile, Round, Table, TableVersion
 from games.money import decimal_pays
 from games.services import bets, rounds
@@ -144,6 +145,10 @@ class BaccaratDealer:
         balance: int,
         open_round: bool,  # Baccarat rounds never wait for a decision
     ) -> dict[str, int]:
+        if table.live:  # its coups are everybody's: games/services/live.py
+            raise BetRefused(
+                _("This is a live table: bets go on the coup taking bets."), code="live"
+            )
         limits = bets.baccarat_limits(
             user=user, version=version, profile=profile, chips=table.chips
         )

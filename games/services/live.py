@@ -33,6 +33,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -214,7 +215,17 @@ def place_bet(
 
 
 def _lock_table(table: Table) -> Table | None:
-    return Table.objects.select_for_update().filter(pk=table.pk, live=True).first()
+    return Table.objects.select_for_update().filter(pk=table.pk).first()
+
+
+def tables_to_deal() -> list[Table]:
+    """The open live tables, and any table still holding a coup that takes
+    bets (closed or made private since: ``advance`` refunds that coup)."""
+    return list(
+        Table.objects.filter(Q(live=True, enabled=True) | Q(coups__status=Coup.Status.BETTING))
+        .distinct()
+        .order_by("pk")
+    )
 
 
 def _latest_coup(table: Table) -> Coup | None:
@@ -280,9 +291,19 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
     now = now or timezone.now()
     with transaction.atomic():
         locked = _lock_table(table)
-        if locked is None or not locked.enabled:
+        if locked is None:
             return Step("")
         coup = _latest_coup(locked)
+        if not (locked.live and locked.enabled):
+            # An operator closed the table, or made it private, mid-coup.
+            if coup is None or coup.status != Coup.Status.BETTING:
+                return Step("")
+            _void_coup(
+                coup,
+                now,
+                _("The table closed before this coup was dealt; every bet on it is refunded."),
+            )
+            return Step("void", coup)
         if coup is None or coup.status != Coup.Status.BETTING:
             resting = (
                 coup is not None

@@ -16,7 +16,7 @@ from games.baccarat.rules import play_coup
 from games.cards import Card
 from games.errors import BetRefused
 from games.models import Coup, LedgerEntry, Round, Shoe, Table
-from games.services import live
+from games.services import baccarat, live
 from games.services.repair import find_problems
 from games.services.wallet import ledger_mismatches
 
@@ -196,3 +196,27 @@ def test_repair_leaves_a_live_bet_to_its_dealer(table, make_player):
 def test_a_closed_live_table_does_not_move(table):
     Table.objects.filter(pk=table.pk).update(enabled=False)
     assert live.advance(table, now=timezone.now()).did == ""
+
+
+def test_a_private_round_cannot_be_played_at_a_live_table(table, make_player):
+    """A script that sends the private table's BET to the live table's slug
+    (its HTTP URL hands over to the live BET; the private socket does not)
+    is refused: the live table's coups are everybody's."""
+    ann = make_player(chips=1_000)
+    with pytest.raises(BetRefused, match="live table"):
+        baccarat.play(user=ann, table=table, bets={"player": 1_000}, slip_key="private")
+    assert balance(ann) == 100_000
+
+
+@pytest.mark.parametrize("change", [{"enabled": False}, {"live": False}])
+def test_an_operator_closing_the_table_mid_coup_refunds_its_bets(table, make_player, change):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    rnd = bet(ann, table, at(1)).round
+    Table.objects.filter(pk=table.pk).update(**change)
+    assert table in live.tables_to_deal()
+    assert live.advance(table, now=at(2)).did == "void"
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.VOID and balance(ann) == 100_000
+    assert table not in live.tables_to_deal()
+    assert ledger_mismatches() == []

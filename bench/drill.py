@@ -213,7 +213,8 @@ def main() -> None:
         CASINO_BACKUP_DIR=str(folder / "backups"),
         CASINO_TESTING="0",
         CASINO_STARTING_CHIPS="100000",
-        PYTHONDONTWRITEBYTECODE="1",
+        # The Makefile's bytecode cache, outside the tree.
+        PYTHONPYCACHEPREFIX=os.environ.get("PYTHONPYCACHEPREFIX", str(ROOT / ".pycache")),
     )
     pg: Postgres | None = None
     if args.database == "sqlite":

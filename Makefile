@@ -4,7 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
-export PYTHONDONTWRITEBYTECODE := 1
+# Bytecode is cached outside the tree (.pycache/, ignored by git), so every
+# test's and server's Python process skips compiling the project again (about
+# 0.3 s a process, 9 CPU-s a fast suite); a caller's PYTHONDONTWRITEBYTECODE
+# would turn the cache off, so make does not pass it on.
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX := $(CURDIR)/.pycache
 
 .PHONY: run setup test test-suites coverage test-fast test-browser test-engines test-cluster lint lock format admin messages clean cluster cluster-stop chromium prometheus
 

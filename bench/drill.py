@@ -256,11 +256,12 @@ def main() -> None:
         CASINO_BACKUP_DIR=str(folder / "backups"),
         CASINO_TESTING="0",
         CASINO_STARTING_CHIPS="100000",
-        PYTHONDONTWRITEBYTECODE="1",
         # The drill's log beside its database, never the project's db/.
         CASINO_LOG_KEY_FILE=str(folder / "log_key"),
         CASINO_LOG_PUBLISHED_FILE=str(folder / "log_published"),
         CASINO_LOG_WITNESSES_FILE=str(folder / "log_witnesses"),
+        # The Makefile's bytecode cache, outside the tree.
+        PYTHONPYCACHEPREFIX=os.environ.get("PYTHONPYCACHEPREFIX", str(ROOT / ".pycache")),
     )
     pg: Postgres | None = None
     if args.database == "sqlite":

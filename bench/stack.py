@@ -80,7 +80,8 @@ def production_env(folder: Path) -> dict[str, str]:
         "DJANGO_STATIC_ROOT": str(folder / "static"),
         "CASINO_SQLITE_PATH": str(folder / "casino.sqlite3"),
         "CASINO_TESTING": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
+        # The Makefile's bytecode cache, outside the tree.
+        "PYTHONPYCACHEPREFIX": os.environ.get("PYTHONPYCACHEPREFIX", str(ROOT / ".pycache")),
         # The commitment log's files beside the database (its key made here:
         # make run's `make_log_key` step writes the shared db/log_key only).
         "CASINO_LOG_KEY_FILE": str(_log_key(folder)),
@@ -256,7 +257,6 @@ class Cluster:
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
             **NO_PACING,
             "DJANGO_LOG_LEVEL": "WARNING",
-            "PYTHONDONTWRITEBYTECODE": "1",
         }
         settings = [f"PORT={port}", f"HTTP_WORKERS={workers}", f"WS_WORKERS={ws_workers}"]
         done = subprocess.run(

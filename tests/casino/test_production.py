@@ -2,7 +2,7 @@
 operator runs ``make run`` (its server command read from the Makefile,
 tests/make_run.py) or the cluster's HTTP side (gunicorn).
 
-Each server is started in a subprocess on a fresh SQLite file, after the
+Each server is started once, in a subprocess on a fresh SQLite file, after the
 set-up step's commands (migrate, setup_casino, collectstatic into a folder
 of its own). A browser-like client then signs up, opens a table page and
 fetches the hashed stylesheet and icon the pages name; a socket from a page
@@ -46,8 +46,11 @@ SERVERS = {
 }  # fmt: skip
 
 
-@pytest.fixture(params=sorted(SERVERS))
+@pytest.fixture(scope="module", params=sorted(SERVERS))
 def server(request, production_env):
+    """Each server started once for the module: one test signs up a player of
+    its own, the other is refused before any view; neither changes what the
+    other reads."""
     if request.param == "gunicorn":
         pytest.importorskip("gunicorn")
     port = make_run.free_port()

@@ -383,8 +383,9 @@ def read(client: Client, url: str, data: dict | None = None, **headers) -> str:
     return response.content.decode()
 
 
-def check_pages(world: World, pages: dict[str, tuple[str, list[str]]]) -> None:
-    """Each page holds no injected markup and shows each value it names."""
+def page_problems(world: World, pages: dict[str, tuple[str, list[str]]]) -> list[str]:
+    """What is wrong on each page: injected markup, or a value it names not
+    shown as written."""
     problems = []
     for where, (html, values) in pages.items():
         problems += [f"{where}: {found}" for found in injected_markup(html)]
@@ -393,20 +394,19 @@ def check_pages(world: World, pages: dict[str, tuple[str, list[str]]]) -> None:
             for name in values
             if not shown(html, world.value(name))
         ]
-    assert not problems, "\n".join(problems)
+    return problems
 
 
 # --- the player's pages ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("world", HOSTILE, ids=IDS, indirect=True)
-def test_a_hostile_string_is_only_text_on_the_players_pages(world):
+def players_pages(world: World) -> dict[str, tuple[str, list[str]]]:
     c = world.player_client
     world.planted["typed"] = world.hostile
     bac, war = world.baccarat.slug, world.war.slug
     settled, war_round, void = world.rounds
     tables = ["baccarat table", "war table"]
-    pages = {
+    return {
         "client-seed form's answer": (world.answers["client-seed form"], ["client seed"]),
         "lobby": (read(c, reverse("lobby")), tables),
         "baccarat table": (read(c, reverse("baccarat_table", args=[bac])), ["baccarat table"]),
@@ -444,12 +444,11 @@ def test_a_hostile_string_is_only_text_on_the_players_pages(world):
             ["baccarat table", "client seed"],
         ),
     }
-    check_pages(world, pages)
 
 
-@pytest.mark.parametrize("world", HOSTILE, ids=IDS, indirect=True)
-def test_a_visitor_reads_hostile_table_names_as_text(world, client):
-    pages = {
+def visitors_pages(world: World, client: Client) -> dict[str, tuple[str, list[str]]]:
+    """A visitor reads the hostile table names as text."""
+    return {
         "front page": (read(client, reverse("lobby")), ["baccarat table", "war table"]),
         "baccarat rules": (
             read(client, reverse("baccarat_rules", args=[world.baccarat.slug])),
@@ -460,47 +459,19 @@ def test_a_visitor_reads_hostile_table_names_as_text(world, client):
             ["war table"],
         ),
     }
-    check_pages(world, pages)
-
-
-@pytest.mark.parametrize("hostile", HOSTILE, ids=IDS)
-def test_a_hostile_username_at_sign_up_and_log_in_comes_back_as_text(hostile, db):
-    """Sign-up takes letters, digits and @.+-_ only: anything else is refused
-    with a message, nothing is made, and the form shows what was typed as
-    text. A failed log-in shows it the same way."""
-    password = "pw-Secret-123"
-    typed = plant(hostile, "s", 150)
-    signup = Client().post(
-        reverse("signup"),
-        {"username": typed, "password1": password, "password2": password},
-        **EN,
-    )
-    assert signup.status_code == 200
-    assert "errorlist" in signup.content.decode()
-    assert not User.objects.exists()
-    login = Client().post(reverse("login"), {"username": typed, "password": "wrong"}, **EN)
-    assert login.status_code == 200
-    problems = []
-    for where, response in (("sign-up", signup), ("log-in", login)):
-        html = response.content.decode()
-        problems += [f"{where}: {found}" for found in injected_markup(html)]
-        if not shown(html, typed.strip()):
-            problems.append(f"{where}: {typed!r} is not shown as typed")
-    assert not problems, "\n".join(problems)
 
 
 # --- the operator's pages -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("world", HOSTILE, ids=IDS, indirect=True)
-def test_a_hostile_string_is_only_text_on_the_operators_site_pages(world):
+def operators_site_pages(world: World) -> dict[str, tuple[str, list[str]]]:
     op = world.operator_client
     player = world.player
     settled = world.rounds[0]
     search = reverse("history_player_lookup")
     world.planted["typed"] = world.hostile.strip()[:150]
     world.planted["unknown name"] = ("no" + world.hostile).strip()
-    pages = {
+    return {
         # Each answer's message names the player.
         **{
             f"answer {where}": (html, ["username"])
@@ -537,24 +508,6 @@ def test_a_hostile_string_is_only_text_on_the_operators_site_pages(world):
             ["username", "baccarat table", "client seed"],
         ),
     }
-    check_pages(world, pages)
-
-
-@pytest.mark.parametrize("hostile", HOSTILE, ids=IDS)
-def test_a_hostile_table_slug_is_refused_and_changes_nothing(hostile, admin_client):
-    """A table's address takes letters, digits, - and _ only: the table form
-    refuses anything else with a message, shows it as typed, saves nothing."""
-    table = Table.objects.get(slug=BACCARAT)
-    url = reverse("admin:games_table_change", args=[table.pk])
-    typed = plant(hostile, "s", 50)
-    response = admin_client.post(url, {**admin_form_data(admin_client, url), "slug": typed}, **EN)
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert "errorlist" in html
-    assert not injected_markup(html), injected_markup(html)
-    assert shown(html, typed.strip())
-    assert Table.objects.get(pk=table.pk).slug == BACCARAT
-    assert not AuditEntry.objects.exists()
 
 
 def admin_pages(world: World) -> dict[str, tuple[str, list[str]]]:
@@ -652,16 +605,12 @@ def admin_pages(world: World) -> dict[str, tuple[str, list[str]]]:
     return pages
 
 
-@pytest.mark.parametrize("world", HOSTILE, ids=IDS, indirect=True)
-def test_a_hostile_string_is_only_text_in_the_operator_console(world):
-    check_pages(world, admin_pages(world))
-
-
 # --- the CSV exports ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("world", HOSTILE, ids=IDS, indirect=True)
-def test_a_hostile_string_is_never_a_formula_in_the_exports(world):
+def check_exports(world: World) -> None:
+    """No exported cell is a formula, numbers stay numbers, and each text
+    cell is the stored text."""
     today = timezone.localdate().isoformat()
     exports = {
         "player's own export": world.player_client.get(reverse("history_export"), **EN),
@@ -687,6 +636,70 @@ def test_a_hostile_string_is_never_a_formula_in_the_exports(world):
             assert same_text(row["client_seed"], rnd.client_seed), what
         assert any(same_text(row["player"], world.planted["username"]) for row in rows), what
         assert any(same_text(row["client_seed"], world.planted["client seed"]) for row in rows)
+
+
+# --- each hostile string, planted once and read everywhere -----------------------------------
+
+
+@pytest.mark.parametrize("world", HOSTILE, ids=IDS, indirect=True)
+def test_a_hostile_string_is_only_text_on_every_page_and_never_a_formula(world, client):
+    """The world is planted once per string (its set-up is most of the
+    cost) and every reader's pages are read from it: the player's, a
+    visitor's, the operator's site pages and the operator console. Every
+    problem of every page is reported together; then the exports."""
+    problems = []
+    for reader, pages in (
+        ("player", players_pages),
+        ("visitor", lambda world: visitors_pages(world, client)),
+        ("operator's site", operators_site_pages),
+        ("operator console", admin_pages),
+    ):
+        problems += [f"{reader}, {problem}" for problem in page_problems(world, pages(world))]
+    assert not problems, "\n".join(problems)
+    check_exports(world)
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, ids=IDS)
+def test_a_hostile_string_typed_into_a_form_is_refused_and_comes_back_as_text(
+    hostile, admin_client
+):
+    """Sign-up takes letters, digits and @.+-_ only in a username: anything
+    else is refused with a message, nothing is made, and the form shows what
+    was typed as text; a failed log-in shows it the same way. A table's
+    address takes letters, digits, - and _ only: the table form refuses
+    anything else with a message, shows it as typed, saves nothing."""
+    users = User.objects.count()
+    password = "pw-Secret-123"
+    typed = plant(hostile, "s", 150)
+    signup = Client().post(
+        reverse("signup"),
+        {"username": typed, "password1": password, "password2": password},
+        **EN,
+    )
+    assert signup.status_code == 200
+    assert "errorlist" in signup.content.decode()
+    assert User.objects.count() == users
+    login = Client().post(reverse("login"), {"username": typed, "password": "wrong"}, **EN)
+    assert login.status_code == 200
+    problems = []
+    for where, response in (("sign-up", signup), ("log-in", login)):
+        html = response.content.decode()
+        problems += [f"{where}: {found}" for found in injected_markup(html)]
+        if not shown(html, typed.strip()):
+            problems.append(f"{where}: {typed!r} is not shown as typed")
+    assert not problems, "\n".join(problems)
+
+    table = Table.objects.get(slug=BACCARAT)
+    url = reverse("admin:games_table_change", args=[table.pk])
+    slug = plant(hostile, "s", 50)
+    response = admin_client.post(url, {**admin_form_data(admin_client, url), "slug": slug}, **EN)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "errorlist" in html
+    assert not injected_markup(html), injected_markup(html)
+    assert shown(html, slug.strip())
+    assert Table.objects.get(pk=table.pk).slug == BACCARAT
+    assert not AuditEntry.objects.exists()
 
 
 # --- a socket message -----------------------------------------------------------------------

@@ -72,16 +72,21 @@ def test_loss_limits_cost_two_queries_per_check_whatever_the_periods(tab):
 
 def add_history(player, count: int) -> None:
     """``count`` more settled rounds this month, copies of the player's last
-    (made in bulk), and the kept totals rebuilt as the rounds say."""
+    (their seq and slip key their own), made by one INSERT ... SELECT, and
+    the kept totals rebuilt as the rounds say."""
     last = Round.objects.filter(player=player, game="baccarat").latest("seq")
-    copies = []
-    for i in range(1, count + 1):
-        copy = Round.objects.get(pk=last.pk)
-        copy.pk = None
-        copy.seq = last.seq + i
-        copy.slip_key = f"bulk-{last.seq + i}"
-        copies.append(copy)
-    Round.objects.bulk_create(copies, batch_size=1_000)
+    columns = [f.column for f in Round._meta.concrete_fields if not f.primary_key]
+    copied = {"seq": "r.seq + n.i", "slip_key": "'bulk-' || (r.seq + n.i)"}
+    quote = connection.ops.quote_name
+    table = quote(Round._meta.db_table)
+    names = ", ".join(quote(c) for c in columns)
+    values = ", ".join(copied.get(c, f"r.{quote(c)}") for c in columns)
+    numbers = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %s)"
+    # The names are the model's own; the values are parameters.
+    insert = f"{numbers} INSERT INTO {table} ({names}) SELECT {values} FROM n, {table} r"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(f"{insert} WHERE r.id = %s", [count, last.pk])
+    assert Round.objects.filter(player=player, slip_key__startswith="bulk-").count() >= count
     rollups.rebuild_all()
 
 

@@ -85,10 +85,13 @@ run: setup
 admin: setup
 	$(BIN)/python manage.py createsuperuser
 
+# The browser suite drives Debian's chromium-headless-shell (Chromium's
+# headless build alone, less CPU than the full browser); tests/conftest.py
+# falls back to the full chromium where the shell is missing.
 chromium:
-	@command -v chromium >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
-	  else echo "Install Debian's chromium for the browser tests (apt-get install chromium)"; fi; }
+	@command -v chromium-headless-shell >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-headless-shell; \
+	  else echo "Install Debian's chromium-headless-shell for the browser tests (apt-get install chromium-headless-shell)"; fi; }
 
 # Debian's prometheus: promtool for the alert rules' tests
 # (tests/ops/test_prometheus_rules.py) and the cluster's Prometheus; installed

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from games.baccarat import roads as core
 from games.models import Round
-from tests.browser.helpers import eventually
+from tests.browser.helpers import stored_round
 from tests.stored_results import store_results
 
 pytestmark = pytest.mark.browser
@@ -209,15 +209,15 @@ def test_after_a_round_the_new_roads_ask_from_the_new_history(page, live_url, si
     page.goto(live_url + TABLE)
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
     before = page.get_by_test_id("bead-plate").locator(".bead").count()
+    stored = Round.objects.filter(player__username=signed_up).latest("pk").pk
     page.get_by_test_id("chip-5").click()
     page.get_by_test_id("area-banker").click()
     page.get_by_test_id("bet").click()
     expect(page.get_by_test_id("bead-plate").locator(".bead")).to_have_count(
         before + 1, timeout=15_000
     )
-    rnd = eventually(
-        lambda: Round.objects.filter(player__username=signed_up, seq=41).first(), "the 41st round"
-    )
+    rnd = stored_round(signed_up, after=stored)
+    assert rnd.seq == 41
     results.append(core.Result(rnd.winner, rnd.player_pair, rnd.banker_pair))
     check_ask(page, results, "banker")
     check_ask(page, results, "player")

@@ -71,9 +71,12 @@ def squeeze_bet(page, live_url, *, pair: bool = False) -> None:
     page.get_by_test_id("bet").click()
 
 
+# The peel as static/js/squeeze.js holds it (the page's own module instance).
+PEEL = "(await import('/static/js/squeeze.js')).state()"
+
+
 def peel_state(page) -> dict | None:
-    """The peel as static/js/squeeze.js holds it (the page's own module instance)."""
-    return page.evaluate("async () => (await import('/static/js/squeeze.js')).state()")
+    return page.evaluate(f"async () => {PEEL}")
 
 
 def index_visibility(page) -> str:
@@ -121,7 +124,7 @@ def test_a_mouse_drag_peels_the_players_second_card_beside_the_navigator(
     state = peel_state(page)
     assert state["started"] and 0.25 < state["progress"] < 0.35
     page.mouse.up()
-    eventually(lambda: peel_state(page)["progress"] == 0, "the card falling back", seconds=5)
+    page.wait_for_function(f"async () => {PEEL}.progress === 0", timeout=5_000)  # fallen back
     assert not peel_state(page)["opened"]
     expect(stage).to_be_visible()
 

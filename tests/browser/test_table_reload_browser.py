@@ -37,7 +37,20 @@ document.addEventListener("DOMContentLoaded", () => {
   };
 });
 document.addEventListener("htmx:wsAfterMessage", (evt) => window.__messages.push(evt.detail.message));
+// The page's fetches not yet answered and acted on (one task after the
+// body is read).
+window.__fetching = 0;
+const fetchNow = window.fetch;
+window.fetch = (...args) => {
+  window.__fetching += 1;
+  const done = () => setTimeout(() => { window.__fetching -= 1; });
+  const answer = fetchNow(...args);
+  answer.then((response) => response.clone().text()).then(done, done);
+  return answer;
+};
 """
+# Every fetch the page started is answered and acted on.
+FETCHES_DONE = "() => window.__fetching === 0"
 
 
 def open_table(page, live_url) -> None:
@@ -91,7 +104,11 @@ def test_a_reload_mid_squeeze_offers_the_squeeze_again(page, live_url, signed_up
     expect(page.get_by_test_id("card-p1")).to_have_attribute("data-card", "9H")
     # The header's session net waits for the result (Player wins 1,000).
     net = page.get_by_test_id("session-net")
-    page.wait_for_timeout(500)  # the figures the BET's answer asks for have come
+    # BET's answer comes over the socket: each message that drew the squeeze
+    # was handled as it was swapped in (static/js/reality.js asks the
+    # server for the header's figures then, unless a reveal is pending);
+    # once any such request is answered and shown, the net still reads 0.
+    page.wait_for_function(FETCHES_DONE)
     expect(net).to_have_text("0")
     page.reload()
 

@@ -115,6 +115,22 @@ def coup_record(coup: Coup, *, decks: int) -> dict[str, Any]:
     }
 
 
+def stake_postings(stakes: Mapping[str, int]) -> list[Posting]:
+    """The ledger's debits of a slip's stakes, one per area."""
+    return [
+        Posting(LedgerEntry.Kind.BET, -stake, f"baccarat {area}") for area, stake in stakes.items()
+    ]
+
+
+def payout_postings(returns: Mapping[str, int]) -> list[Posting]:
+    """The ledger's credits of what each area gave back (none for a lost one)."""
+    return [
+        Posting(LedgerEntry.Kind.PAYOUT, back, f"baccarat {area}")
+        for area, back in returns.items()
+        if back > 0
+    ]
+
+
 @dataclass(frozen=True)
 class BaccaratDealer:
     """Baccarat's part of the round pipeline (``rounds.place_round``)."""
@@ -149,11 +165,15 @@ class BaccaratDealer:
             raise BetRefused(
                 _("This is a live table: bets go on the coup taking bets."), code="live"
             )
-        limits = bets.baccarat_limits(
-            user=user, version=version, profile=profile, chips=table.chips
+        return bets.check_baccarat_slip(
+            bets=self.bets,
+            shown=self.shown_version,
+            user=user,
+            version=version,
+            profile=profile,
+            chips=table.chips,
+            balance=balance,
         )
-        bets.check_terms(shown=self.shown_version, version=version, limits=limits, balance=balance)
-        return bets.check_bets(bets=self.bets, limits=limits, balance=balance).stakes
 
     def deal(
         self,
@@ -171,15 +191,7 @@ class BaccaratDealer:
             status=Round.Status.SETTLED,
             bets=stakes,
             returns=returns,
-            postings=[
-                Posting(LedgerEntry.Kind.BET, -stake, f"baccarat {area}")
-                for area, stake in stakes.items()
-            ]
-            + [
-                Posting(LedgerEntry.Kind.PAYOUT, back, f"baccarat {area}")
-                for area, back in returns.items()
-                if back > 0
-            ],
+            postings=stake_postings(stakes) + payout_postings(returns),
             **coup_record(coup, decks=version.decks),
         )
 

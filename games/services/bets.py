@@ -448,6 +448,24 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> C
     return CheckedBet(stakes=stakes, raised_from=raised_from)
 
 
+def check_baccarat_slip(
+    *,
+    bets: Mapping[str, int],
+    shown: int | None | Terms,
+    user: User,
+    version: TableVersion,
+    profile: Profile,
+    chips: Sequence[Any],
+    balance: int,
+) -> dict[str, int]:
+    """A Baccarat slip against everything in force for the player at the
+    table (its terms as the page showed them, then ``check_bets``): the
+    stakes to take, for a private round and a live coup alike."""
+    limits = baccarat_limits(user=user, version=version, profile=profile, chips=chips)
+    check_terms(shown=shown, version=version, limits=limits, balance=balance)
+    return check_bets(bets=bets, limits=limits, balance=balance).stakes
+
+
 def fit_bets(
     *, wanted: Mapping[str, int], limits: BetLimits, balance: int
 ) -> tuple[dict[str, int], bool]:

@@ -48,7 +48,7 @@ from games.models import Coup, Game, LedgerEntry, Profile, Round, Shoe, Table, T
 from games.money import decimal_pays
 from games.services import bets as bet_check
 from games.services import rollups, rounds
-from games.services.baccarat import coup_record
+from games.services.baccarat import coup_record, payout_postings, stake_postings
 from games.services.bets import IN_FORCE, Terms
 from games.services.push import push
 from games.services.wallet import Posting, new_server_seed_hex, post
@@ -146,13 +146,15 @@ class LiveDealer:
             raise BetRefused(
                 _("Your bets on this coup are placed. Wait for the cards."), code="placed"
             )
-        limits = bet_check.baccarat_limits(
-            user=user, version=version, profile=profile, chips=table.chips
+        stakes = bet_check.check_baccarat_slip(
+            bets=self.bets,
+            shown=self.shown_version,
+            user=user,
+            version=version,
+            profile=profile,
+            chips=table.chips,
+            balance=balance,
         )
-        bet_check.check_terms(
-            shown=self.shown_version, version=version, limits=limits, balance=balance
-        )
-        stakes = bet_check.check_bets(bets=self.bets, limits=limits, balance=balance).stakes
         shoe = Shoe.objects.only("commitment").get(pk=coup.shoe_id)
         self.coup = coup
         self.seeds = rounds.Seeds(
@@ -183,10 +185,7 @@ class LiveDealer:
             returns={},
             cards=[],
             detail={"live": True, "coup": self.coup.number},
-            postings=[
-                Posting(LedgerEntry.Kind.BET, -stake, f"baccarat {area}")
-                for area, stake in stakes.items()
-            ],
+            postings=stake_postings(stakes),
             coup_id=self.coup.pk,
         )
 
@@ -376,11 +375,7 @@ def _settle(rnd: Round, dealt: DealtCoup, record: dict[str, Any], now: dt.dateti
     back = settle(dealt, rnd.bets, decimal_pays(rnd.version.pays))
     balance = post(
         wallet_id=wallet.pk,
-        postings=[
-            Posting(LedgerEntry.Kind.PAYOUT, amount, f"baccarat {area}")
-            for area, amount in back.items()
-            if amount > 0
-        ],
+        postings=payout_postings(back),
         round=rnd,
     )
     rnd.returns = back

@@ -13,17 +13,19 @@ table (``services.pace``) is answered 429 (``refusal_status``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy
 
 from games.display import format_chips, parse_chips
 from games.errors import BadAmount, GameError
-from games.models import UNITS_PER_CHIP
+from games.models import UNITS_PER_CHIP, Table
 from games.services.pace import TooFast
 
 # What a bet with an amount that is not one is answered with: a client
@@ -116,3 +118,18 @@ def refused_page(request: HttpRequest, exc: GameError, *, back: str) -> HttpResp
     error (``refusal_status``), with the way back to the table."""
     page = render(request, "games/refused.html", {"message": exc.message, "back": back})
     return with_status(page, exc)
+
+
+def refused_bet(
+    request: Any, table: Table, exc: GameError | str, answer: Callable[[GameError | str], str]
+) -> HttpResponse:
+    """A refused BET at a Baccarat table (private or live): the slip stays in
+    the browser to be fixed, ``answer`` (the table's refusal fragment) says
+    why. Without htmx: the table again with the message, or for a client
+    error (``refusal_status``) the page that says so."""
+    if not request.htmx:
+        if isinstance(exc, GameError) and refusal_status(exc) != 200:
+            return refused_page(request, exc, back=table.get_absolute_url())
+        messages.error(request, exc.message if isinstance(exc, GameError) else exc)
+        return redirect(table.get_absolute_url())
+    return with_status(HttpResponse(answer(exc)), exc)

@@ -40,7 +40,7 @@ from games.services import bets, pace, player_settings
 from games.services import squeeze as squeeze_service
 from games.services.rounds import current_version, require_open
 from games.views import live
-from games.views.amounts import refusal_status, refused_page, with_status
+from games.views.amounts import refused_bet
 from games.views.requests import PlayerRequest
 
 logger = logging.getLogger(__name__)
@@ -104,15 +104,9 @@ def parse_slip(request: PlayerRequest) -> dict[str, int]:
 
 def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> HttpResponse:
     """A refused BET: the slip stays in the browser to be fixed; the message
-    says why. An amount that is not one (only a forged or hand-edited request
-    sends it) or a BET over the pace of a hand is a client error
-    (``refusal_status``)."""
-    if not request.htmx:
-        if isinstance(exc, GameError) and refusal_status(exc) != 200:
-            return refused_page(request, exc, back=table.get_absolute_url())
-        messages.error(request, exc.message if isinstance(exc, GameError) else exc)
-        return redirect(table.get_absolute_url())
-    return with_status(HttpResponse(presenter.refused_answer(exc)), exc)
+    says why (an amount that is not one, or a BET over the pace of a hand,
+    is a client error: ``refusal_status``)."""
+    return refused_bet(request, table, exc, presenter.refused_answer)
 
 
 @login_required

@@ -28,7 +28,7 @@ from games.presenters import live as presenter
 from games.selectors.players import account_for
 from games.services import live, pace
 from games.services.rounds import current_version
-from games.views.amounts import refusal_status, refused_page, with_status
+from games.views.amounts import refused_bet
 from games.views.requests import PlayerRequest
 
 logger = logging.getLogger(__name__)
@@ -69,12 +69,7 @@ def bet(request: PlayerRequest, table: Table) -> HttpResponse:
 
 
 def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> HttpResponse:
-    if not request.htmx:
-        if isinstance(exc, GameError) and refusal_status(exc) != 200:
-            return refused_page(request, exc, back=table.get_absolute_url())
-        messages.error(request, exc.message if isinstance(exc, GameError) else exc)
-        return redirect(table.get_absolute_url())
-    return with_status(HttpResponse(presenter.refused_answer(exc)), exc)
+    return refused_bet(request, table, exc, presenter.refused_answer)
 
 
 @require_GET

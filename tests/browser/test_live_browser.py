@@ -36,7 +36,7 @@ def live_table(orm):
     return table
 
 
-def seated(browser, live_url, password_hash, n: int):
+def seated(browser, context_args, live_url, password_hash, n: int):
     pages, users = [], []
     for i, size in enumerate(SIZES[:n]):
         user = get_user_model().objects.create(
@@ -45,7 +45,7 @@ def seated(browser, live_url, password_hash, n: int):
         open_account(user=user)
         now = timezone.now()
         play_safe.start_session(user=user, now=now)
-        context = browser.new_context(viewport=size)
+        context = browser.new_context(**{**context_args, "viewport": size})
         log_in(context, live_url, user, **{play_safe.SESSION_STARTED: now.isoformat()})
         page = context.new_page()
         page.goto(f"{live_url}{TABLE}")
@@ -55,8 +55,12 @@ def seated(browser, live_url, password_hash, n: int):
     return pages, users
 
 
-def test_three_players_see_one_coup_one_deal_one_road(browser, live_url, live_table, password_hash):
-    (ann, bob, cat), (ann_user, bob_user, _cat_user) = seated(browser, live_url, password_hash, 3)
+def test_three_players_see_one_coup_one_deal_one_road(
+    browser, browser_context_args, live_url, live_table, password_hash
+):
+    (ann, bob, cat), (ann_user, bob_user, _cat_user) = seated(
+        browser, browser_context_args, live_url, password_hash, 3
+    )
     clock = ann.get_by_test_id("live-clock")
     expect(clock).to_have_attribute("data-state", "open", timeout=20_000)
     ann.get_by_test_id("chip-100").click()

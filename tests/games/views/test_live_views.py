@@ -92,3 +92,19 @@ def test_a_live_bet_s_round_page_keeps_the_shoe_s_seed_and_says_where_to_verify(
     verdict = client.get(reverse("history_round_verify", args=[rnd.pk])).content.decode()
     assert shoe.server_seed not in verdict and "Does not match" not in verdict
     assert "verified whole" in verdict
+
+
+def test_the_live_table_s_rules_and_a_waiting_bet_s_page_speak_of_the_live_table(
+    client, ann, table
+):
+    rules = client.get(reverse("baccarat_rules", args=["baccarat-live"])).content.decode()
+    assert "every player at it bets on the same coup" in rules and "play alone" not in rules
+    assert (
+        "play alone"
+        in client.get(reverse("baccarat_rules", args=["baccarat-classic"])).content.decode()
+    )
+    live.advance(table)
+    bet(client, player="10")
+    rnd = Round.objects.get(player=ann)
+    page = client.get(reverse("history_round", args=[rnd.pk])).content.decode()
+    assert "waits for its coup to be dealt" in page and "war or surrender" not in page

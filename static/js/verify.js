@@ -869,7 +869,36 @@ function bindLogCheck(button) {
   });
 }
 
+// A live bet's round page, once its shoe has ended: the whole published
+// shoe replayed here, and this bet's coup found in it with the cards stored.
+function bindShoe(button) {
+  const out = document.getElementById(button.getAttribute("aria-controls"));
+  if (!out) return;
+  button.addEventListener("click", async function () {
+    if (!subtle()) {
+      out.textContent = button.dataset.noCrypto;
+      return;
+    }
+    const doc = await (await fetch(button.dataset.verifyShoe)).json();
+    const coup = Number(button.dataset.coup);
+    const dealt = (doc.coups || []).find(function (c) { return Number(c.number) === coup; });
+    const problems = await verifyShoe(doc);
+    if (!dealt || dealt.cards.join(" ") !== button.dataset.cards) {
+      problems.push(button.dataset.notThisCoup);
+    }
+    out.replaceChildren();
+    out.className = "verification " + (problems.length ? "bad" : "ok");
+    out.appendChild(el("p", { class: "verdict", "data-testid": "shoe-verdict" }, problems.length ? "✘ " + button.dataset.bad : "✔ " + button.dataset.ok));
+    if (problems.length) {
+      const list = el("ul", { class: "differences" });
+      problems.forEach(function (p) { list.appendChild(el("li", {}, p)); });
+      out.appendChild(list);
+    }
+  });
+}
+
 function init() {
+  document.querySelectorAll("[data-verify-shoe]").forEach(bindShoe);
   document.querySelectorAll("[data-verify-form]").forEach(bindRound);
   document.querySelectorAll("[data-log-check]").forEach(bindLogCheck);
   document.querySelectorAll("[data-vector]").forEach(bindVector);

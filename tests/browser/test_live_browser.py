@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from games.models import Round, Table
+from games.models import Round, Shoe, Table
 from games.services import play_safe
 from games.services.tables import create_presets, save_table, table_snapshot
 from games.services.wallet import open_account
@@ -103,3 +103,9 @@ def test_three_players_see_one_coup_one_deal_one_road(
     expect(ann.get_by_test_id("header-balance")).to_have_text(shown)
     expect(ann.get_by_test_id("my-last")).to_contain_text(f"({coup})")
     assert Round.objects.filter(player=bob_user, coup__number=int(coup)).exists()
+
+    # The shoe ends (here at once): the bet's round page replays it whole in the browser.
+    Shoe.objects.filter(pk=settled.coup.shoe_id).update(ended_at=timezone.now())
+    ann.goto(f"{live_url}/history/round/{settled.pk}/")
+    ann.get_by_test_id("verify-shoe").click()
+    expect(ann.get_by_test_id("shoe-verdict")).to_contain_text("Matches")

@@ -5,8 +5,9 @@ stake, what it returned, their balance) go as a small message of their own
 (``services.live.seat_group``).
 
 ``tick`` is the dealer: one pass over the live tables, moving each on
-(``services.live.advance``) and sending its state while bets are open (the
-seconds and the share of stakes), and whenever a step was taken. It runs
+(``services.live.advance``) and sending its state whenever a step was taken
+and while bets are open whenever the share of stakes moved (the countdown
+runs in the browser, on the server's clock the state carries). It runs
 on a thread in each serving process that has CASINO_LIVE_DEALER set
 (``make run``), or as ``manage.py live_dealer`` (the cluster); several at
 once deal each coup once.
@@ -166,12 +167,21 @@ def settled_answer(*, user: User, rnd: Round, balance: int) -> str:
     return render_to_string(f"{TEMPLATE}#settled", context)
 
 
+# What each table's last state sent showed (coup, status, stakes, players):
+# the countdown runs in the browser, so a second with nothing new sends nothing.
+_shown: dict[int, tuple[Any, ...]] = {}
+
+
 def tick(*, now: dt.datetime | None = None) -> None:
-    """One pass of the dealer over every open live table."""
+    """One pass of the dealer over every open live table: its state goes
+    out after each step, and while bets are open whenever the stakes moved."""
     for table in live.tables_to_deal():
         step = live.advance(table, now=now)
         view = live_view(table, now=now)
-        if step.did or view.betting:
+        coup = view.coup
+        shown = (coup.pk if coup else None, coup.status if coup else "", view.staked, view.players)
+        if step.did or _shown.get(table.pk) != shown:
+            _shown[table.pk] = shown
             broadcast(view, fresh=step.did == "dealt")
 
 

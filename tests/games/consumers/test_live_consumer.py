@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 import pytest
 from channels.db import database_sync_to_async
@@ -78,3 +79,24 @@ async def test_a_private_table_has_no_live_socket(make_player):
     communicator = await socket(ann, "baccarat-classic")
     connected, _ = await communicator.connect()
     assert not connected
+
+
+async def test_the_dealer_sends_the_state_when_something_changed_only(make_player):
+    """The countdown runs in the browser: a second in which nothing moved
+    sends nothing, a new stake sends the new shares."""
+    ann = await database_sync_to_async(make_player)(chips=1_000)
+    table = await database_sync_to_async(Table.objects.get)(slug="baccarat-live")
+    communicator = await socket(ann, table.slug)
+    await database_sync_to_async(live.advance)(table)
+    assert (await communicator.connect())[0]
+    await communicator.receive_from()  # the state on arrival
+    await database_sync_to_async(presenter.tick)()
+    assert 'id="live-state"' in await communicator.receive_from()  # the first pass sends it
+    await database_sync_to_async(presenter.tick)()
+    assert await communicator.receive_nothing(timeout=0.3)
+    await communicator.send_to(text_data=await bet_message("one", banker="10"))
+    await communicator.receive_from()  # BET's answer
+    await database_sync_to_async(presenter.tick)()
+    state = await communicator.receive_from()
+    assert re.search(r'data-testid="share-banker">.*?<b>100%</b>', state)
+    await communicator.disconnect()

@@ -40,7 +40,7 @@ from django.utils import translation
 from games.amounts import slip_stakes, table_version
 from games.baccarat.rules import AREAS
 from games.consumers.language import scope_language
-from games.consumers.limits import MessageBudget, read_message, text_field
+from games.consumers.limits import MessageBudget, over_budget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
@@ -184,13 +184,9 @@ class BaccaratConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         if message is None:
             return
         action = message.get("action")
-        if not self.budget.take():
-            if self.budget.exhausted:
-                await self.close(code=self.budget.CLOSE_CODE)  # a script, not a player
-            elif action == "bet":
-                with translation.override(self.language):
-                    refusal = presenter.refused_answer(self.budget.refusal())
-                await self.send(text_data=refusal)
+        if await over_budget(
+            self, self.budget, presenter.refused_answer if action == "bet" else None
+        ):
             return
         if action == "bet":
             await self._bet(message)

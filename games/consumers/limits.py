@@ -18,7 +18,10 @@ ws extension opens it again, with a fresh budget, after its back-off).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
+
+from django.utils import translation
 
 from casino.frontdoor.limits import TokenBucket
 from games.services import pace
@@ -62,3 +65,21 @@ class MessageBudget(TokenBucket):
     @staticmethod
     def refusal() -> str:
         return str(pace.TOO_FAST)
+
+
+async def over_budget(
+    socket: Any, budget: MessageBudget, refused_answer: Callable[[str], str] | None
+) -> bool:
+    """Whether a message is over the socket's budget. Over it, a script that
+    keeps going is cut off (``CLOSE_CODE``) and a player is told why by the
+    table's own refusal (``refused_answer``, rendered in the socket's
+    language; None: the message wanted no answer)."""
+    if budget.take():
+        return False
+    if budget.exhausted:
+        await socket.close(code=budget.CLOSE_CODE)  # a script, not a player
+    elif refused_answer is not None:
+        with translation.override(socket.language):
+            refusal = refused_answer(budget.refusal())
+        await socket.send(text_data=refusal)
+    return True

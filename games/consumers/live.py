@@ -23,7 +23,7 @@ from django.utils import translation
 from games.amounts import slip_stakes, table_version
 from games.baccarat.rules import AREAS
 from games.consumers.language import scope_language
-from games.consumers.limits import MessageBudget, read_message, text_field
+from games.consumers.limits import MessageBudget, over_budget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
@@ -75,12 +75,7 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         message = read_message(text_data)
         if message is None or message.get("action") != "bet":
             return
-        if not self.budget.take():
-            if self.budget.exhausted:
-                await self.close(code=self.budget.CLOSE_CODE)  # a script, not a player
-            else:
-                with translation.override(self.language):
-                    await self.send(text_data=presenter.refused_answer(self.budget.refusal()))
+        if await over_budget(self, self.budget, presenter.refused_answer):
             return
         html = await self._bet(message)
         if html is None:

@@ -40,7 +40,7 @@ from django.utils.translation import gettext as _
 
 from games.amounts import bet_amount, table_version
 from games.consumers.language import scope_language
-from games.consumers.limits import MessageBudget, read_message, text_field
+from games.consumers.limits import MessageBudget, over_budget, read_message, text_field
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
@@ -126,13 +126,7 @@ class WarConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
         message = read_message(text_data)
         if message is None or message.get("action") not in ("deal", "decide"):
             return
-        if not self.budget.take():
-            if self.budget.exhausted:
-                await self.close(code=self.budget.CLOSE_CODE)  # a script, not a player
-            else:
-                with translation.override(self.language):
-                    refusal = presenter.refused_answer(self.budget.refusal())
-                await self.send(text_data=refusal)
+        if await over_budget(self, self.budget, presenter.refused_answer):
             return
         answer = await self._act(message)
         if answer.session_over:

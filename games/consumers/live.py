@@ -27,7 +27,7 @@ from games.consumers.limits import MessageBudget, over_budget, read_message, tex
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
-from games.models import Round, Table
+from games.models import Table
 from games.presenters import live as presenter
 from games.selectors.live import live_view
 from games.services import live
@@ -109,10 +109,9 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
 
     async def live_seat(self, event: dict[str, Any]) -> None:
         if event.get("table") == self.table.pk:
-            await self.send(text_data=await self._seat(event["round"], event["balance"]))
+            await self.send(text_data=await self._seat(event["balance"]))
 
     @in_thread
-    def _seat(self, round_id: int, balance: int) -> str:
-        rnd = Round.objects.select_related("table").get(pk=round_id)
+    def _seat(self, balance: int) -> str:
         with translation.override(self.language):
-            return presenter.settled_answer(user=self.user, rnd=rnd, balance=balance)
+            return presenter.settled_answer(user=self.user, table=self.table, balance=balance)

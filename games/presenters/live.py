@@ -32,7 +32,7 @@ from games.baccarat.rules import AREAS
 from games.display import format_chips
 from games.errors import GameError
 from games.labels import AREA_LABELS
-from games.models import Coup, Profile, Round, Shoe, Table, TableVersion
+from games.models import Coup, Profile, Shoe, Table, TableVersion
 from games.presenters.baccarat.answers import rebet_for
 from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
@@ -161,9 +161,9 @@ def refused_answer(exc: GameError | str) -> str:
     )
 
 
-def settled_answer(*, user: User, rnd: Round, balance: int) -> str:
+def settled_answer(*, user: User, table: Table, balance: int) -> str:
     """The player's seat and balance once the deal settled (or refunded) their bet."""
-    context = {"balance": balance, **seat_context(user=user, table=rnd.table, coup=None)}
+    context = {"balance": balance, **seat_context(user=user, table=table, coup=None)}
     return render_to_string(f"{TEMPLATE}#settled", context)
 
 

@@ -68,18 +68,11 @@ def seat_group(user_id: int) -> str:
 
 
 def _tell_player(rnd: Round) -> None:
-    """The player's own figures once their bet is settled or refunded."""
+    """The player's new balance once their bet is settled or refunded (their
+    socket draws their seat from it)."""
     push(
         seat_group(rnd.player_id),
-        {
-            "type": "live.seat",
-            "table": rnd.table_id,
-            "round": rnd.pk,
-            "status": rnd.status,
-            "staked": rnd.total_bet,
-            "returned": rnd.total_return if rnd.status == Round.Status.SETTLED else rnd.total_bet,
-            "balance": rnd.balance_after,
-        },
+        {"type": "live.seat", "table": rnd.table_id, "balance": rnd.balance_after},
     )
 
 

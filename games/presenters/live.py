@@ -83,7 +83,6 @@ def state_context(view: LiveView, *, fresh: bool = False) -> dict[str, Any]:
         "now_ms": int(view.now.timestamp() * 1000),
         "board": board,
         "shares": [(area, AREA_LABELS[area], view.shares.get(area, 0)) for area in AREAS],
-        "staked": format_chips(view.staked),
         "winners": [(name, format_chips(net)) for name, net in view.winners],
         "roads": RoadsView(view.roads),
         "fresh": fresh,

@@ -347,7 +347,9 @@ class Shoe(models.Model):
     # Sealed at rest; published with the shoe's document once it has ended.
     server_seed = SealedSeedField(_("server seed"))
     commitment = models.CharField(_("commitment"), max_length=64)
-    # "pseudonym:seed" of each player who bet in the first coup's window.
+    # "pseudonym:sha256" of each seed committed with a bet on the first coup,
+    # fixed when its betting closed; "pseudonym:seed" of each seed revealed.
+    commitments = models.JSONField(_("players' commitments"), default=list)
     contributions = models.JSONField(_("players' seeds"), default=list)
     entropy = models.CharField(_("entropy"), max_length=64, blank=True)
     position = models.PositiveSmallIntegerField(_("next card"), default=0)
@@ -366,12 +368,37 @@ class Shoe(models.Model):
         return f"{self.table.slug} shoe {self.number}"
 
 
+class ShoeSeed(models.Model):
+    """A player's part of a new shoe's shuffle: the SHA-256 of a secret seed
+    their browser committed with a bet on the shoe's first coup, and the
+    seed once revealed after that coup's betting closed (games/baccarat/live.py)."""
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="seeds")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shoe_seeds"
+    )
+    commitment = models.CharField(_("commitment"), max_length=64)
+    seed = models.CharField(_("seed"), max_length=64, blank=True)
+    revealed_at = models.DateTimeField(_("revealed"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("player's shoe seed")
+        verbose_name_plural = _("players' shoe seeds")
+        constraints = [
+            models.UniqueConstraint(fields=["shoe", "player"], name="shoe_seed_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.shoe} seed of {self.player_id}"
+
+
 class Coup(models.Model):
     """One coup of a live table: its betting window on the server's clock,
     then the cards the shoe gave it."""
 
     class Status(models.TextChoices):
         BETTING = "betting", _("Taking bets")
+        REVEALING = "revealing", _("Players revealing their seeds")
         DEALT = "dealt", _("Dealt")
         VOID = "void", _("Void (refunded)")
 
@@ -384,6 +411,7 @@ class Coup(models.Model):
     opens_at = models.DateTimeField(_("bets open"))
     closes_at = models.DateTimeField(_("bets close"))
     dealt_at = models.DateTimeField(_("dealt"), null=True, blank=True)
+    void_reason = models.CharField(_("void reason"), max_length=255, blank=True)
     start = models.PositiveSmallIntegerField(_("first card"), null=True, blank=True)
     cards = models.JSONField(_("cards in deal order"), default=list)
     detail = models.JSONField(_("game detail"), default=dict)

@@ -5,7 +5,9 @@ The socket carries what the dealer sends everybody at the table
 the socket sends its page's), what concerns this player alone
 (``live.seat``: their bet settled or refunded, and their balance), and
 BET over the socket (``{"action": "bet", ...}``, the slip's fields as the
-HTTP BET posts them), answered with the same fragments. Every message is
+HTTP BET posts them), answered with the same fragments, and a new shoe's
+seed revealed (``{"action": "reveal", "seed": ...}``) once its first
+coup's betting closed, answered with a line under the slip. Every message is
 HTML the htmx ws extension swaps in by id. On connect the socket sends the
 table's state as it is now, so a page that joins mid-coup, reloads or
 reconnects shows the coup in progress.
@@ -73,11 +75,14 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         message = read_message(text_data)
-        if message is None or message.get("action") != "bet":
+        if message is None or message.get("action") not in ("bet", "reveal"):
             return
         if await over_budget(self, self.budget, presenter.refused_answer):
             return
-        html = await self._bet(message)
+        if message["action"] == "reveal":
+            html = await self._reveal(text_field(message, "seed"))
+        else:
+            html = await self._bet(message)
         if html is None:
             await self.session_end()
         else:
@@ -95,6 +100,7 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     bets=slip_stakes(message, AREAS),
                     slip_key=text_field(message, "slip_key"),
                     shown_version=table_version(message),
+                    commit=text_field(message, "commit"),
                 )
             except GameError as exc:
                 return presenter.refused_answer(exc)
@@ -102,6 +108,17 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 logger.exception("live BET failed at table %s", self.table.slug)
                 return presenter.refused_answer(str(presenter.FAILED))
             return presenter.placed_answer(user=self.user, placed=placed)
+
+    @in_thread
+    def _reveal(self, seed: str) -> str | None:
+        if self.fresh_session() is None:
+            return None
+        with translation.override(self.language):
+            try:
+                mine = live.reveal(user=self.user, table=self.table, seed=seed)
+            except GameError as exc:
+                return presenter.refused_answer(exc)
+            return presenter.revealed_answer(mine)
 
     async def live_state(self, event: dict[str, Any]) -> None:
         html = event["html"].get(self.language) or next(iter(event["html"].values()))

@@ -26,13 +26,14 @@ from django.contrib.auth.models import User
 from django.db import close_old_connections
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.baccarat.rules import AREAS
 from games.display import format_chips
 from games.errors import GameError
 from games.labels import AREA_LABELS
-from games.models import Coup, Profile, Shoe, Table, TableVersion
+from games.models import Coup, Profile, Shoe, ShoeSeed, Table, TableVersion
 from games.presenters.baccarat.answers import rebet_for
 from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
@@ -148,6 +149,7 @@ def placed_answer(*, user: User, placed: Placed) -> str:
         "table": rnd.table,
         "balance": placed.balance,
         "placed_coup": rnd.detail.get("coup"),
+        "committed_shoe": rnd.coup.shoe.number if rnd.coup and rnd.detail.get("seed") else None,
         **seat_context(user=user, table=rnd.table, coup=rnd.coup),
     }
     return render_to_string(f"{TEMPLATE}#placed", context)
@@ -158,6 +160,14 @@ def refused_answer(exc: GameError | str) -> str:
     return render_to_string(
         f"{TEMPLATE}#refused", {"refusal": exc.message if isinstance(exc, GameError) else exc}
     )
+
+
+def revealed_answer(mine: ShoeSeed) -> str:
+    """A seed revealed: a line under the slip says it counts."""
+    notice = _("Your seed is revealed: it goes into the shuffle of shoe %(shoe)s.") % {
+        "shoe": mine.shoe.number
+    }
+    return render_to_string(f"{TEMPLATE}#refused", {"notice": notice})
 
 
 def settled_answer(*, user: User, table: Table, balance: int) -> str:
@@ -178,7 +188,13 @@ def tick(*, now: dt.datetime | None = None) -> None:
         step = live.advance(table, now=now)
         view = live_view(table, now=now)
         coup = view.coup
-        shown = (coup.pk if coup else None, coup.status if coup else "", view.staked, view.players)
+        shown = (
+            coup.pk if coup else None,
+            coup.status if coup else "",
+            view.staked,
+            view.players,
+            view.revealed,
+        )
         if step.did or _shown.get(table.pk) != shown:
             _shown[table.pk] = shown
             broadcast(view, fresh=step.did == "dealt")

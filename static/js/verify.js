@@ -446,13 +446,28 @@ async function verifyShoe(doc) {
   try {
     seed = hexToBytes(doc.server_seed);
     if (!Number.isInteger(doc.decks) || doc.decks < 1 || doc.decks > 8) throw new Error("decks is a whole number from 1 to 8");
-    if (!Array.isArray(doc.contributions) || !Array.isArray(doc.coups)) throw new Error("contributions and coups are lists");
+    if (![doc.commitments, doc.contributions, doc.coups].every(Array.isArray)) throw new Error("commitments, contributions and coups are lists");
   } catch (err) {
     return ["not a shoe document: " + err.message];
   }
   const items = doc.contributions.map(String).sort(byUtf8);
   if (!items.length) return ["a shoe needs at least one player's seed"];
   if (new Set(items).size !== items.length) return ["a contribution appears twice"];
+  // Each revealed seed hashes to its player's one commitment, fixed before any reveal.
+  const split = (item) => { const at = item.indexOf(":"); return at < 0 ? [item, ""] : [item.slice(0, at), item.slice(at + 1)]; };
+  const committed = new Map();
+  for (const item of doc.commitments.map(String)) {
+    const [name, digest] = split(item);
+    if (committed.has(name)) problems.push(name + ": committed twice");
+    committed.set(name, digest.trim().toLowerCase());
+  }
+  for (const item of doc.contributions.map(String)) {
+    const [name, seedText] = split(item);
+    if (!committed.has(name)) problems.push(name + ": a seed revealed without a commitment");
+    else if ((await sha256Hex(encoder.encode(seedText))) !== committed.get(name)) {
+      problems.push(name + ": the revealed seed does not hash to its commitment");
+    }
+  }
   const entropy = await sha256Hex(encoder.encode(items.join("\n")));
   if ((await sha256Hex(seed)) !== String(doc.commitment).trim().toLowerCase()) {
     problems.push("the server seed does not hash to the commitment shown before the shoe");

@@ -1,7 +1,8 @@
-"""A live table seen by three players at once: two bet on the coup, one
-only watches, and all three see the same shoe and coup, the countdown, the
-same cards and the same road; each betting player's own balance moves by
-what their bet returned."""
+"""A live table seen by three players at once: two bet on the new shoe's
+first coup (each page committing a secret seed with its bet and revealing
+it when betting closes), one only watches, and all three see the same shoe
+and coup, the countdown, the same cards and the same road; each betting
+player's own balance moves by what their bet returned."""
 
 from __future__ import annotations
 
@@ -79,6 +80,9 @@ def test_three_players_see_one_coup_one_deal_one_road(
         expect(page.get_by_test_id("share-player")).to_contain_text("80%")  # 100 of 125
         expect(page.get_by_test_id("share-banker")).to_contain_text("20%")
 
+    # Betting closes; both betting pages reveal their seeds, and the shoe is shuffled with them.
+    for page in (ann, bob):
+        expect(page.get_by_test_id("slip-note")).to_contain_text("seed is revealed", timeout=20_000)
     for page in (ann, bob, cat):
         expect(page.get_by_test_id("live-result")).to_have_attribute(
             "data-coup", coup, timeout=20_000
@@ -98,6 +102,8 @@ def test_three_players_see_one_coup_one_deal_one_road(
         "ann's bet settled",
     )
     assert " ".join(settled.detail["player"] + settled.detail["banker"]) == cards[0]
+    shoe = Shoe.objects.get(pk=settled.coup.shoe_id)
+    assert len(shoe.commitments) == len(shoe.contributions) == 2  # both seeds counted
     ann_user.wallet.refresh_from_db()
     shown = f"{ann_user.wallet.balance // 100:,}"
     expect(ann.get_by_test_id("header-balance")).to_have_text(shown)

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from games.baccarat.live import check_document
+from games.baccarat.live import check_document, seed_commitment
 from games.models import Round, Shoe, Table
 from games.services import live
 from tests.tables import shown_version
@@ -32,11 +32,28 @@ def ann(client, make_player):
     return user
 
 
+SECRET = "a-secret-of-the-page"
+
+
 def bet(client, **fields):
-    data = {"slip_key": "k1", "table_version": shown_version("baccarat-live"), **fields}
+    data = {
+        "slip_key": "k1",
+        "table_version": shown_version("baccarat-live"),
+        "commit": seed_commitment(SECRET),
+        **fields,
+    }
     return client.post(
         reverse("baccarat_bet", args=["baccarat-live"]), data, HTTP_HX_REQUEST="true"
     )
+
+
+def deal_first_coup(table, user, start):
+    """The first coup's close, the player's seed revealed (the page does it
+    over the socket), the deal."""
+    close = start + dt.timedelta(seconds=15)
+    assert live.advance(table, now=close).did == "revealing"
+    live.reveal(user=user, table=table, seed=SECRET, now=close)
+    assert live.advance(table, now=close + dt.timedelta(seconds=live.REVEAL_SECONDS)).did == "dealt"
 
 
 def test_the_page_shows_the_coup_taking_bets(client, ann, table):
@@ -68,8 +85,9 @@ def test_bet_after_the_close_is_refused_and_takes_nothing(client, ann, table):
 def test_a_shoe_is_published_when_it_ends_and_not_before(client, ann, table):
     start = timezone.now() - dt.timedelta(seconds=10)  # its window closes in 5 s
     live.advance(table, now=start)
-    bet(client, player="10")
-    live.advance(table, now=start + dt.timedelta(seconds=15))
+    answer = bet(client, player="10").content.decode()
+    assert 'data-committed="1"' in answer  # the page will reveal its seed for shoe 1
+    deal_first_coup(table, ann, start)
     url = reverse("live_shoe", args=["baccarat-live", 1])
     assert client.get(url).status_code == 404  # the seed is still secret
     Shoe.objects.filter(table=table).update(ended_at=timezone.now())
@@ -82,7 +100,7 @@ def test_a_live_bet_s_round_page_keeps_the_shoe_s_seed_and_says_where_to_verify(
     start = timezone.now() - dt.timedelta(seconds=10)
     live.advance(table, now=start)
     bet(client, player="10")
-    live.advance(table, now=start + dt.timedelta(seconds=15))
+    deal_first_coup(table, ann, start)
     rnd = Round.objects.get(player=ann)
     assert rnd.status == Round.Status.SETTLED
     shoe = Shoe.objects.get(table=table)

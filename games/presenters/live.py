@@ -33,6 +33,7 @@ from games.display import format_chips
 from games.errors import GameError
 from games.labels import AREA_LABELS
 from games.models import Coup, Profile, Shoe, Table, TableVersion
+from games.presenters import live_squeeze as squeeze
 from games.presenters.baccarat.answers import rebet_for
 from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
@@ -87,6 +88,7 @@ def state_context(view: LiveView, *, fresh: bool = False) -> dict[str, Any]:
         "roads": RoadsView(view.roads),
         "fresh": fresh,
         "void": coup is not None and coup.status == Coup.Status.VOID,
+        **squeeze.state_context(view),
     }
 
 
@@ -100,7 +102,8 @@ def broadcast(view: LiveView, *, fresh: bool = False) -> None:
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             html[code] = state_html(view, fresh=fresh)
-    send_now(live.live_group(view.table), {"type": "live.state", "html": html})
+    event = {"type": "live.state", "html": html, "peel": squeeze.peel_turn(view.coup)}
+    send_now(live.live_group(view.table), event)
 
 
 def seat_context(*, user: User, table: Table, coup: Coup | None) -> dict[str, Any]:
@@ -133,6 +136,7 @@ def page_context(
         **state_context(view),
         **terms_context(version, limits, balance),
         **mine,
+        **squeeze.seat_context(user),
         "version": version,
         "balance": balance,
         "chips": chip_views(table.chips),

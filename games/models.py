@@ -164,6 +164,15 @@ class Table(models.Model):
         validators=[MinValueValidator(5), MaxValueValidator(120)],
         help_text=_("Live tables: how long each coup takes bets."),
     )
+    squeeze_seconds = models.PositiveSmallIntegerField(
+        _("squeeze time (seconds)"),
+        default=8,
+        validators=[MinValueValidator(3), MaxValueValidator(60)],
+        help_text=_(
+            "Live tables: how long the largest stake has to peel each squeezed card"
+            " before it opens by itself."
+        ),
+    )
     current_version = models.ForeignKey(
         "TableVersion",
         on_delete=models.PROTECT,
@@ -211,6 +220,7 @@ class TableVersion(models.Model):
     squeeze_threshold = models.BigIntegerField(_("squeeze threshold"), default=0)
     decision_timeout = models.PositiveIntegerField(_("decision timeout"), default=30)
     betting_seconds = models.PositiveSmallIntegerField(_("betting time"), default=15)
+    squeeze_seconds = models.PositiveSmallIntegerField(_("squeeze time"), default=8)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -399,6 +409,9 @@ class Coup(models.Model):
     class Status(models.TextChoices):
         BETTING = "betting", _("Taking bets")
         REVEALING = "revealing", _("Players revealing their seeds")
+        # Dealt, its cards peeled by the largest stakes: not settled yet
+        # (games/services/live_squeeze.py).
+        SQUEEZING = "squeezing", _("Squeezing")
         DEALT = "dealt", _("Dealt")
         VOID = "void", _("Void (refunded)")
 
@@ -418,6 +431,11 @@ class Coup(models.Model):
     winner = models.CharField(_("winner"), max_length=16, blank=True)
     player_pair = models.BooleanField(_("PLAYER PAIR"), default=False)
     banker_pair = models.BooleanField(_("BANKER PAIR"), default=False)
+    # The live squeeze (games/services/live_squeeze.py): who peels which
+    # side, how many cards are open, and when the card being peeled opens by
+    # itself.
+    squeeze = models.JSONField(_("squeeze"), default=dict, blank=True)
+    peel_until = models.DateTimeField(_("card opens by itself"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("coup")

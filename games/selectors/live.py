@@ -15,7 +15,7 @@ from commitlog.keys import pseudonym
 from games.baccarat.live import seal
 from games.baccarat.rules import AREAS
 from games.models import Coup, Round, Shoe, ShoeSeed, Table
-from games.selectors.roads import RoadWindow, coup_roads
+from games.selectors.roads import RoadWindow, coup_roads, dealt_coups
 
 # The roads read the shoe's coups (a shoe holds about 80).
 ROAD_COUPS = 100
@@ -64,15 +64,7 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
     now = now or timezone.now()
     coup = Coup.objects.filter(table=table).select_related("shoe").order_by("-id").first()
     shoe = coup.shoe if coup is not None else None
-    dealt = (
-        list(
-            Coup.objects.filter(shoe=shoe, status=Coup.Status.DEALT).order_by("-number")[
-                :ROAD_COUPS
-            ]
-        )[::-1]
-        if shoe is not None
-        else []
-    )
+    dealt = dealt_coups(shoe.pk, limit=ROAD_COUPS) if shoe is not None else []
     last = dealt[-1] if dealt else None
     on_coup = Counter[str]()
     players: set[int] = set()

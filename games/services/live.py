@@ -59,7 +59,7 @@ from games.models import (
 )
 from games.money import decimal_pays
 from games.services import bets as bet_check
-from games.services import rollups, rounds
+from games.services import live_squeeze, rollups, rounds
 from games.services.baccarat import coup_record, payout_postings, stake_postings
 from games.services.bets import IN_FORCE, Terms
 from games.services.push import push
@@ -292,7 +292,9 @@ def tables_to_deal() -> list[Table]:
     """The open live tables, and any table still holding a coup that takes
     bets (closed or made private since: ``advance`` refunds that coup)."""
     return list(
-        Table.objects.filter(Q(live=True, enabled=True) | Q(coups__status__in=UNDECIDED))
+        Table.objects.filter(
+            Q(live=True, enabled=True) | Q(coups__status__in=[*UNDECIDED, Coup.Status.SQUEEZING])
+        )
         .distinct()
         .order_by("pk")
     )
@@ -350,7 +352,9 @@ def _open_coup(table: Table, shoe: Shoe, number: int, now: dt.datetime) -> Coup:
 class Step:
     """What ``advance`` did: "opened", "dealt", "void", "waiting" (the
     shoe's first coup had no bet: its window opened again) or "" (nothing
-    was due)."""
+    was due); a squeezed coup (``live_squeeze``): "squeezing" (dealt face
+    down), "peeled" (a card opened, the next peel began), "squeezed" (its
+    last card opened and its bets settled)."""
 
     did: str
     coup: Coup | None = None
@@ -366,6 +370,8 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
         coup = _latest_coup(locked)
         if not (locked.live and locked.enabled):
             # An operator closed the table, or made it private, mid-coup.
+            if coup is not None and coup.status == Coup.Status.SQUEEZING:
+                return _open_squeezed(coup, now)  # the cards are drawn: they open
             if coup is None or coup.status not in UNDECIDED:
                 return Step("")
             _void_coup(
@@ -374,6 +380,8 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
                 _("The table closed before this coup was dealt; every bet on it is refunded."),
             )
             return Step("void", coup)
+        if coup is not None and coup.status == Coup.Status.SQUEEZING:
+            return _squeeze_step(coup, now)
         if coup is None or coup.status not in UNDECIDED:
             resting = (
                 coup is not None
@@ -482,6 +490,8 @@ def _deal_coup(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
     if shoe.position >= shoe_rules.cut_position(order):
         shoe.ended_at = now
     shoe.save(update_fields=["contributions", "entropy", "position", "ended_at"])
+    if live_squeeze.hold(table=coup.table, coup=coup, shoe=shoe, waiting=waiting, now=now):
+        return Step("squeezing", coup)  # its bets settle when the cards open
     for rnd in waiting:
         _settle(rnd, dealt, record, now)
     return Step("dealt", coup)
@@ -538,6 +548,51 @@ def _void_coup(coup: Coup, now: dt.datetime, reason: str) -> None:
         rnd.save(update_fields=["status", "void_reason", "settled_at", "balance_after"])
         rollups.record(rnd, before=before)
         _tell_player(rnd)
+
+
+# ------------------------------------------------------------------ the squeeze
+# The squeeze's own rules are in services/live_squeeze.py; these are its
+# steps of the dealer, under the table's row lock as every step.
+
+
+def _squeeze_step(coup: Coup, now: dt.datetime) -> Step:
+    """A squeezing coup moves on when its card's time is up."""
+    due = live_squeeze.due(coup, now)
+    if due == "peel":
+        live_squeeze.next_peel(coup, now)
+        return Step("peeled", coup)
+    if due == "open":
+        return _open_squeezed(coup, now)
+    return Step("")
+
+
+def _open_squeezed(coup: Coup, now: dt.datetime) -> Step:
+    """Every card of a squeezed coup opens: it is dealt, its bets settled."""
+    dealt, record = live_squeeze.open_all(coup, now)
+    waiting = (
+        Round.objects.filter(coup=coup, status=Round.Status.OPEN)
+        .select_related("version", "player")
+        .order_by("player_id")
+    )
+    for rnd in waiting:
+        _settle(rnd, dealt, record, now)
+    return Step("squeezed", coup)
+
+
+def open_card(*, table: Table, user: User, slot: str, now: dt.datetime | None = None) -> Step:
+    """The peeler opens the card they peel (``slot``): the next peel
+    begins or, that card the last, the coup is dealt and settled. From
+    anyone else, or for another card, it changes nothing (``Step("")``)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = _lock_table(table)
+        coup = _latest_coup(locked) if locked is not None else None
+        if coup is None or not live_squeeze.may_open(coup, user_id=user.pk, slot=slot):
+            return Step("")
+        if live_squeeze.is_last(coup):
+            return _open_squeezed(coup, now)
+        live_squeeze.next_peel(coup, now)
+        return Step("peeled", coup)
 
 
 # ------------------------------------------------------------------ what is public

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.core.cache import cache
 from django.utils import timezone
 
 from commitlog.keys import pseudonym
@@ -17,6 +18,7 @@ from games.baccarat.rules import play_coup
 from games.cards import Card
 from games.errors import BetRefused
 from games.models import Coup, LedgerEntry, Round, Shoe, ShoeSeed, Table
+from games.presenters.live import DealerLease
 from games.services import baccarat, live
 from games.services.repair import find_problems
 from games.services.wallet import ledger_mismatches
@@ -350,3 +352,14 @@ def test_a_dealer_that_died_while_seeds_were_revealed_refunds_the_coup(table, ma
     assert live.advance(table, now=at(15 + live.REVEAL_SECONDS + 15)).did == "void"
     rnd.refresh_from_db()
     assert rnd.status == Round.Status.VOID and balance(ann) == 100_000
+
+
+def test_one_dealer_holds_the_lease_and_a_standby_takes_it_when_it_lapses():
+    """Two dealer processes: one deals, the other stands by; when the first
+    stops renewing (killed), its lease lapses and the standby deals."""
+    cache.delete(DealerLease.KEY)
+    first, standby = DealerLease(), DealerLease()
+    assert first.held() and not standby.held()
+    assert first.held() and not standby.held()  # renewed on each pass
+    cache.delete(DealerLease.KEY)  # the first dealer died: its lease ran out
+    assert standby.held() and not first.held()

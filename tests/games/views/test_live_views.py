@@ -11,8 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.baccarat.live import check_document, seed_commitment
-from games.models import Round, Shoe, Table
+from games.models import Coup, Round, Shoe, Table
 from games.services import live
+from tests.live import shoe_under_way
 from tests.tables import shown_version
 
 pytestmark = pytest.mark.django_db
@@ -126,3 +127,16 @@ def test_the_live_table_s_rules_and_a_waiting_bet_s_page_speak_of_the_live_table
     rnd = Round.objects.get(player=ann)
     page = client.get(reverse("history_round", args=[rnd.pk])).content.decode()
     assert "waits for its coup to be dealt" in page and "war or surrender" not in page
+
+
+def test_the_roads_in_detail_are_the_table_s_for_a_player_who_never_bet(client, ann, table):
+    """The roads dialog of a live table reads its shoe, as its roads do:
+    the same for everybody at it, a player with no bet included."""
+    start = timezone.now() - dt.timedelta(seconds=40)
+    shoe_under_way(table, next_opens_at=start + dt.timedelta(seconds=25))
+    coup = Coup.objects.get(table=table, number=1)
+    detail = client.get(
+        reverse("baccarat_roads", args=["baccarat-live"]), HTTP_HX_REQUEST="true"
+    ).content.decode()
+    plate = detail.split('data-testid="detail-bead-plate"')[1].split("<h3>")[0]
+    assert plate.count('class="bead ') == 1 and f'class="bead w-{coup.winner}"' in plate

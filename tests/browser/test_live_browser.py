@@ -7,15 +7,12 @@ player's own balance moves by what their bet returned."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.models import Round, Shoe, Table
-from games.services import play_safe
 from games.services.tables import create_presets, save_table, table_snapshot
-from games.services.wallet import open_account
-from tests.browser.helpers import eventually, log_in
+from tests.browser.helpers import eventually, seat_at_live_table
 
 pytestmark = pytest.mark.browser
 
@@ -38,22 +35,11 @@ def live_table(orm):
 
 
 def seated(browser, context_args, live_url, password_hash, n: int):
-    pages, users = [], []
-    for i, size in enumerate(SIZES[:n]):
-        user = get_user_model().objects.create(
-            username=f"live{i}x{timezone.now().timestamp():.0f}", password=password_hash
-        )
-        open_account(user=user)
-        now = timezone.now()
-        play_safe.start_session(user=user, now=now)
-        context = browser.new_context(**{**context_args, "viewport": size})
-        log_in(context, live_url, user, **{play_safe.SESSION_STARTED: now.isoformat()})
-        page = context.new_page()
-        page.goto(f"{live_url}{TABLE}")
-        expect(page.locator("body")).to_have_attribute("data-ws", "open")
-        pages.append(page)
-        users.append(user)
-    return pages, users
+    seats = [
+        seat_at_live_table(browser, context_args, live_url, password_hash, f"live{i}x", size)
+        for i, size in enumerate(SIZES[:n])
+    ]
+    return [page for page, _ in seats], [user for _, user in seats]
 
 
 def test_three_players_see_one_coup_one_deal_one_road(

@@ -13,15 +13,11 @@ import os
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.models import Table
-from games.services import play_safe
 from games.services.tables import create_presets, save_table, table_snapshot
-from games.services.wallet import open_account
-from tests.browser.helpers import eventually, log_in
+from tests.browser.helpers import eventually, seat_at_live_table
 
 pytestmark = pytest.mark.browser
 
@@ -51,21 +47,6 @@ def squeeze_table(orm):
     save_table(table=table, actor=None, before=again)
 
 
-def seat(browser, context_args, live_url, password_hash, name: str, size: dict):
-    user = get_user_model().objects.create(
-        username=f"{name}{timezone.now().timestamp():.0f}", password=password_hash
-    )
-    open_account(user=user)
-    now = timezone.now()
-    play_safe.start_session(user=user, now=now)
-    context = browser.new_context(**{**context_args, "viewport": size})
-    log_in(context, live_url, user, **{play_safe.SESSION_STARTED: now.isoformat()})
-    page = context.new_page()
-    page.goto(f"{live_url}{TABLE}")
-    expect(page.locator("body")).to_have_attribute("data-ws", "open")
-    return page
-
-
 def shoot(page, role: str, sizes: tuple[dict, ...], step: str = "peel") -> None:
     """Screenshots of ``page`` at ``sizes`` (the first: its own) when asked."""
     folder = os.environ.get("SQUEEZE_SHOTS")
@@ -89,8 +70,9 @@ def board_cards(page) -> str:
 def test_the_peeler_peels_the_watcher_sees_it_and_both_see_one_result(
     browser, browser_context_args, live_url, squeeze_table, password_hash
 ):
-    peeler = seat(browser, browser_context_args, live_url, password_hash, "peeler", PEELER_SIZE)
-    watcher = seat(browser, browser_context_args, live_url, password_hash, "watcher", WATCHER_SIZE)
+    args = (browser, browser_context_args, live_url, password_hash)
+    peeler, _ = seat_at_live_table(*args, "peeler", PEELER_SIZE)
+    watcher, _ = seat_at_live_table(*args, "watcher", WATCHER_SIZE)
     expect(peeler.get_by_test_id("live-clock")).to_have_attribute(
         "data-state", "open", timeout=20_000
     )

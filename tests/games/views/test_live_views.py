@@ -108,6 +108,7 @@ def test_a_live_bet_s_round_page_keeps_the_shoe_s_seed_and_says_where_to_verify(
     page = client.get(reverse("history_round", args=[rnd.pk])).content.decode()
     assert shoe.server_seed not in page  # the rest of the shoe stays unknown
     assert "coup 1 of shoe 1" in page and 'data-testid="verify"' not in page
+    assert SECRET in page and seed_commitment(SECRET) in page  # the seed it added, as committed
     verdict = client.get(reverse("history_round_verify", args=[rnd.pk])).content.decode()
     assert shoe.server_seed not in verdict and "Does not match" not in verdict
     assert "verified whole" in verdict

@@ -1,17 +1,20 @@
-"""A live table whose shoe is already under way, for the tests of what
-happens later in a shoe (the squeeze, a shoe's last coup): its first coup
-dealt as a new shoe's always is, through one player's seed committed with
-their bet and revealed after the close (games/services/live.py)."""
+"""Live tables at a later point of their shoe, for the tests of what
+happens there: a shoe under way (its first coup dealt as a new shoe's
+always is, through one player's seed committed with their bet and revealed
+after the close: games/services/live.py), or a shoe dealt to its end."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
 
-from games.baccarat.live import seed_commitment
-from games.models import Table
+from games.baccarat.live import deal_coups, seed_commitment, shoe_order
+from games.models import Coup, Round, Shoe, Table
 from games.services import live
+from games.services.baccarat import coup_record
 from games.services.rounds import current_version
 from games.services.wallet import open_account
 
@@ -39,3 +42,41 @@ def shoe_under_way(table: Table, player=None, *, next_opens_at: dt.datetime) -> 
     assert live.advance(table, now=start + window).did == "revealing"
     live.reveal(user=player, table=table, seed=SEED, now=start + window)
     assert live.advance(table, now=start + window + reveal).did == "dealt"
+
+
+def finish_shoe(shoe_id: int, *, now: dt.datetime | None = None) -> None:
+    """Deal the rest of a live shoe at once, to its cut card, as its dealer
+    would with nobody betting (the tests that need a published shoe, without
+    waiting out eighty windows). A window the dealer opened on it since,
+    with no bet, is taken away first."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        shoe = Shoe.objects.select_for_update().get(pk=shoe_id)
+        empty = Coup.objects.filter(shoe=shoe, status=Coup.Status.BETTING)
+        assert not Round.objects.filter(coup__in=empty).exists(), "a bet waits on the shoe"
+        empty.delete()
+        number = shoe.coups.order_by("-number").values_list("number", flat=True).first() or 0
+        order = shoe_order(bytes.fromhex(shoe.server_seed), shoe.entropy, shoe.decks)
+        for dealt in deal_coups(order):
+            if dealt.start < shoe.position:
+                continue
+            number += 1
+            record = coup_record(dealt.coup, decks=shoe.decks)
+            Coup.objects.create(
+                shoe=shoe,
+                table=shoe.table,
+                number=number,
+                status=Coup.Status.DEALT,
+                opens_at=now,
+                closes_at=now,
+                dealt_at=now,
+                start=dealt.start,
+                cards=record["cards"],
+                detail=record["detail"],
+                winner=record["winner"],
+                player_pair=record["player_pair"],
+                banker_pair=record["banker_pair"],
+            )
+            shoe.position = dealt.end
+        shoe.ended_at = now
+        shoe.save(update_fields=["position", "ended_at"])

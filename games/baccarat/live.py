@@ -192,28 +192,35 @@ def check_shoe(
     commitments: Iterable[str],
     contributions: Iterable[str],
     decks: int,
-    dealt: Sequence[tuple[int, Sequence[str]]],
+    dealt: Sequence[tuple[int, Sequence[str] | None]],
 ) -> list[str]:
-    """What does not match between a revealed shoe and the coups the table
-    dealt (``dealt``: each coup's number and its cards in deal order, as
-    shown). An empty list: every seed was committed before it was revealed,
-    and every card was the shoe's."""
+    """What does not match between a revealed shoe and every coup the table
+    opened on it (``dealt``: each coup's number, from 1 without a gap, and
+    its cards in deal order as shown; None for a coup that was void, which
+    took no card). An empty list: every seed was committed before it was
+    revealed, and the coups dealt are the shoe's, all of them, in order."""
     contributions = list(contributions)
     replay = replay_shoe(server_seed, contributions, decks)
     problems = check_reveals(commitments, contributions)
     if replay.commitment != commitment.strip().lower():
         problems.append("the server seed does not hash to the commitment shown before the shoe")
-    coups = {c.number: c for c in replay.coups}
-    for number, cards in dealt:
-        derived = coups.get(number)
-        if derived is None:
-            problems.append(f"coup {number}: the shoe has no such coup")
-            continue
+    numbers = [number for number, _ in dealt]
+    if numbers != list(range(1, len(numbers) + 1)):
+        problems.append("the coups are not numbered 1, 2, 3 ... without a gap or a repeat")
+    shown = [(number, cards) for number, cards in dealt if cards is not None]
+    for (number, cards), derived in zip(shown, replay.coups, strict=False):
         want = [str(card) for card in derived.coup.cards_in_deal_order]
         if [str(Card.parse(c)) for c in cards] != want:
             problems.append(
                 f"coup {number}: dealt {' '.join(cards)}, the shoe gives {' '.join(want)}"
             )
+    for number, _ in shown[len(replay.coups) :]:
+        problems.append(f"coup {number}: the shoe has no such coup (it ends at the cut card)")
+    if len(shown) < len(replay.coups):
+        problems.append(
+            f"coups missing: the shoe deals {len(replay.coups)} coups to the cut card, "
+            f"the document shows {len(shown)}"
+        )
     return problems
 
 
@@ -224,7 +231,19 @@ def check_shoe(
 #   {"server_seed": hex, "commitment": hex, "decks": 8,
 #    "commitments": ["pseudonym:sha256hex", ...],
 #    "contributions": ["pseudonym:seed", ...],
-#    "coups": [{"number": 1, "cards": ["5H", "KD", ...]}, ...]}
+#    "coups": [{"number": 1, "cards": ["5H", "KD", ...]}, ...,
+#              {"number": 7, "void": true, "cards": []}, ...]}
+# Every coup the table opened on the shoe is listed, a void one (refunded,
+# no card dealt) marked so.
+
+
+def _listed_coup(item: dict[str, object]) -> tuple[int, list[str] | None]:
+    number, cards = item["number"], item["cards"]
+    if not isinstance(number, int) or isinstance(number, bool):
+        raise ValueError("a coup's number is a whole number")
+    if not isinstance(cards, list):
+        raise ValueError("a coup's cards are a list")
+    return number, None if item.get("void") is True else [str(x) for x in cards]
 
 
 def check_document(doc: dict[str, object]) -> list[str]:
@@ -245,7 +264,7 @@ def check_document(doc: dict[str, object]) -> list[str]:
             and isinstance(coups, list)
         ):
             raise ValueError("commitments, contributions and coups are lists")
-        dealt = [(int(c["number"]), [str(x) for x in c["cards"]]) for c in coups]
+        dealt = [_listed_coup(c) for c in coups]
         return check_shoe(
             server_seed=seed,
             commitment=str(doc["commitment"]),

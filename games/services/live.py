@@ -461,9 +461,8 @@ def _shuffle_and_deal(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
 
 
 def _unshuffled(coup: Coup, shoe: Shoe, now: dt.datetime, reason: str) -> Step:
-    _void_coup(coup, now, reason)
-    shoe.ended_at = now  # the next step starts a new shoe with a new seed
-    shoe.save(update_fields=["commitments", "ended_at"])
+    shoe.save(update_fields=["commitments"])
+    _void_coup(coup, now, reason)  # and the shoe put away: the next step starts a new one
     return Step("void", coup)
 
 
@@ -532,6 +531,14 @@ def _void_coup(coup: Coup, now: dt.datetime, reason: str) -> None:
     coup.dealt_at = now
     coup.void_reason = reason
     coup.save(update_fields=["status", "dealt_at", "void_reason"])
+    shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
+    if not shoe.entropy and shoe.ended_at is None:
+        # A new shoe's first coup void, its seeds committed or even revealed:
+        # the shoe is put away unshuffled and the next coup starts a new one
+        # with a new seed. Kept, its revealed seeds would let the house,
+        # which knows them and its own seed, choose a seed that picks the order.
+        shoe.ended_at = now
+        shoe.save(update_fields=["ended_at"])
     waiting = Round.objects.filter(coup=coup, status=Round.Status.OPEN).select_related("player")
     for rnd in waiting.order_by("player_id"):
         wallet = rounds.lock_wallet(rnd.player)
@@ -605,7 +612,7 @@ def shoe_document(shoe: Shoe) -> dict[str, Any] | None:
     shoe put away unshuffled (no player's seed: it dealt no card)."""
     if shoe.ended_at is None or not shoe.entropy:
         return None
-    coups = shoe.coups.filter(status=Coup.Status.DEALT).order_by("number")
+    coups = shoe.coups.filter(status__in=[Coup.Status.DEALT, Coup.Status.VOID]).order_by("number")
     return {
         "table": shoe.table.slug,
         "shoe": shoe.number,
@@ -614,5 +621,9 @@ def shoe_document(shoe: Shoe) -> dict[str, Any] | None:
         "decks": shoe.decks,
         "commitments": list(shoe.commitments),
         "contributions": list(shoe.contributions),
-        "coups": [{"number": c.number, "cards": list(c.cards)} for c in coups],
+        "coups": [
+            {"number": c.number, "cards": list(c.cards)}
+            | ({"void": True} if c.status == Coup.Status.VOID else {})
+            for c in coups
+        ],
     }

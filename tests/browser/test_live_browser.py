@@ -7,12 +7,12 @@ player's own balance moves by what their bet returned."""
 from __future__ import annotations
 
 import pytest
-from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.models import Round, Shoe, Table
 from games.services.tables import create_presets, save_table, table_snapshot
 from tests.browser.helpers import eventually, seat_at_live_table
+from tests.live import finish_shoe
 
 pytestmark = pytest.mark.browser
 
@@ -97,7 +97,7 @@ def test_three_players_see_one_coup_one_deal_one_road(
     assert Round.objects.filter(player=bob_user, coup__number=int(coup)).exists()
 
     # The shoe ends (here at once): the bet's round page replays it whole in the browser.
-    Shoe.objects.filter(pk=settled.coup.shoe_id).update(ended_at=timezone.now())
+    finish_shoe(settled.coup.shoe_id)
     ann.goto(f"{live_url}/history/round/{settled.pk}/")
     ann.get_by_test_id("verify-shoe").click()
     expect(ann.get_by_test_id("shoe-verdict")).to_contain_text("Matches")

@@ -66,6 +66,16 @@ def document(
     }
 
 
+def with_void(coups: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+    """The coups as a table lists them when coup ``number`` was void."""
+    later = [{**c, "number": c["number"] + 1} for c in coups[number - 1 :]]
+    return [*coups[: number - 1], {"number": number, "void": True, "cards": []}, *later]
+
+
+def renumbered(coups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**c, "number": i} for i, c in enumerate(coups, 1)]
+
+
 def build() -> list[dict[str, Any]]:
     genuine = document(SEED, CONTRIBUTIONS)
     cases: list[dict[str, Any]] = [
@@ -85,13 +95,19 @@ def build() -> list[dict[str, Any]]:
             "name": "seeds outside ASCII",
             "expect": "match",
             "why": "sorted by code point (UTF-8 byte order), not by UTF-16 units",
-            "shoe": document(hashlib.sha256(b"a shoe whose seeds are not ASCII").digest(), WIDE, 3),
+            "shoe": document(hashlib.sha256(b"a shoe whose seeds are not ASCII").digest(), WIDE),
         },
         {
             "name": "a commitment withheld",
             "expect": "match",
             "why": "a seed committed and never revealed counts for nothing; the list shows it",
-            "shoe": document(SEED, CONTRIBUTIONS, 4, withheld=(f"p-dd0004:{'0' * 64}",)),
+            "shoe": document(SEED, CONTRIBUTIONS, withheld=(f"p-dd0004:{'0' * 64}",)),
+        },
+        {
+            "name": "a void coup mid-shoe",
+            "expect": "match",
+            "why": "a coup void (refunded) takes its number and no card; the next coup deals on",
+            "shoe": {**genuine, "coups": with_void(genuine["coups"], 5)},
         },
     ]
 
@@ -117,6 +133,12 @@ def build() -> list[dict[str, Any]]:
     tampered("a coup past the cut card", "no such coup", "the shoe ends at the cut card", lambda s: s["coups"].append(past_cut))  # fmt: skip
     tampered("a contribution twice", "appears twice", "one player counted twice", lambda s: s["contributions"].append(CONTRIBUTIONS[0]))  # fmt: skip
     tampered("no contributions", "at least one", "a shoe needs a player's seed", lambda s: s.update(contributions=[]))  # fmt: skip
+    tampered("a coup left out", "coups missing", "a coup the verifier never sees could hold any card", lambda s: s.update(coups=renumbered(s["coups"][:6] + s["coups"][7:])))  # fmt: skip
+    tampered("the last coups left out", "coups missing", "the document must show the shoe to its cut card", lambda s: s.update(coups=s["coups"][:10]))  # fmt: skip
+    tampered("no coups", "coups missing", "a shoe with nothing to check proves nothing", lambda s: s.update(coups=[]))  # fmt: skip
+    tampered("a coup listed twice", "numbered", "one coup, one number", lambda s: s["coups"].insert(3, s["coups"][3]))  # fmt: skip
+    tampered("a coup number not whole", "whole number", "1.9 is no coup's number", lambda s: s["coups"][0].update(number=1.9))  # fmt: skip
+    tampered("a dealt coup marked void", "coup 6", "a void coup took no card: the next coup's cards are the shoe's next", lambda s: s["coups"][4].update(void=True))  # fmt: skip
     tampered("a seed that is not hex", "not a shoe document", "the seed must be hexadecimal", lambda s: s.update(server_seed="zz"))  # fmt: skip
     return cases
 

@@ -363,3 +363,34 @@ def test_one_dealer_holds_the_lease_and_a_standby_takes_it_when_it_lapses():
     assert first.held() and not standby.held()  # renewed on each pass
     cache.delete(DealerLease.KEY)  # the first dealer died: its lease ran out
     assert standby.held() and not first.held()
+
+
+@pytest.mark.parametrize("how", ["table closed and opened", "dealer died"])
+def test_a_new_shoe_void_once_its_seeds_are_known_is_never_dealt(table, make_player, how):
+    """An attack on the shuffle: void a new shoe's first coup after its
+    seeds were revealed (staff turn the table off and on, or the dealer
+    misses its window). Kept, the shoe would let the house, knowing its own
+    seed and the revealed ones, commit a seed that picks the order at the
+    next window. The shoe is put away unshuffled; the next coup is a new
+    shoe with a new seed, and the seeds revealed count for nothing."""
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    bet(ann, table, at(1))
+    assert live.advance(table, now=at(15)).did == "revealing"
+    live.reveal(user=ann, table=table, seed=secret(ann), now=at(16))
+    if how == "dealer died":
+        then = at(15 + live.REVEAL_SECONDS + 15)
+        assert live.advance(table, now=then).did == "void"
+    else:
+        then = at(16.5)
+        Table.objects.filter(pk=table.pk).update(enabled=False)
+        assert live.advance(table, now=then).did == "void"
+        Table.objects.filter(pk=table.pk).update(enabled=True)
+    old = Shoe.objects.get(table=table)
+    assert old.ended_at == then and old.entropy == "" and live.shoe_document(old) is None
+    assert balance(ann) == 100_000 and ledger_mismatches() == []
+    nxt = live.advance(table, now=then + dt.timedelta(seconds=live.RESULT_SECONDS))
+    assert nxt.did == "opened" and nxt.coup.shoe.number == 2
+    assert nxt.coup.shoe.commitment != old.commitment
+    bet(ann, table, then + dt.timedelta(seconds=live.RESULT_SECONDS + 1), slip="again")
+    assert ShoeSeed.objects.filter(shoe=nxt.coup.shoe, player=ann).exists()

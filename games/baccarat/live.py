@@ -57,6 +57,8 @@ def contribution(pseudonym: str, seed: str) -> str:
             raise ValueError(
                 f"a {name} is 1 to {MAX_SEED_LENGTH} characters without ':' or a line break"
             )
+        if any(0xD800 <= ord(c) <= 0xDFFF or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+            raise ValueError(f"a {name} holds no lone surrogate and no control character")
     return f"{pseudonym}:{seed}"
 
 
@@ -98,7 +100,7 @@ def check_reveals(commitments: Iterable[str], contributions: Iterable[str]) -> l
 def withheld(commitments: Iterable[str], contributions: Iterable[str]) -> list[str]:
     """The pseudonyms that committed and did not reveal (their seeds count for nothing)."""
     revealed = {_split(item)[0] for item in contributions}
-    return sorted(n for n in (_split(item)[0] for item in commitments) if n not in revealed)
+    return sorted({_split(item)[0] for item in commitments} - revealed)
 
 
 def shoe_entropy(contributions: Iterable[str]) -> str:
@@ -243,7 +245,11 @@ def _listed_coup(item: dict[str, object]) -> tuple[int, list[str] | None]:
         raise ValueError("a coup's number is a whole number")
     if not isinstance(cards, list):
         raise ValueError("a coup's cards are a list")
-    return number, None if item.get("void") is True else [str(x) for x in cards]
+    if item.get("void") is True:
+        if cards:
+            raise ValueError(f"coup {number} is void: a void coup holds no card")
+        return number, None
+    return number, [str(x) for x in cards]
 
 
 def check_document(doc: dict[str, object]) -> list[str]:
@@ -299,11 +305,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in withheld(doc["commitments"], doc["contributions"]):
             print(f"withheld: {name} committed a seed and did not reveal it")
         print(f"entropy {replay.entropy}")
-        for dealt in replay.coups:
-            coup = dealt.coup
+        dealt = iter(replay.coups)
+        for listed in doc["coups"]:
+            if listed.get("void") is True:
+                print(f"coup {listed['number']}: void (refunded, no card)")
+                continue
+            coup = next(dealt).coup
             cards = " ".join(str(c) for c in coup.cards_in_deal_order)
-            print(f"coup {dealt.number}: {cards} -> {coup.winner}")
-        print(f"every one of the {len(doc['coups'])} coups dealt is the shoe's")
+            print(f"coup {listed['number']}: {cards} -> {coup.winner}")
+        print(f"every one of the {len(replay.coups)} coups dealt is the shoe's")
         return 0
     for problem in problems:
         print(problem)

@@ -303,8 +303,11 @@ def detail_roads(*, user: User, table: Table) -> RoadWindow:
 
 
 def latest_round(*, user: User, table: Table) -> Round | None:
-    """The player's last round at the table (what the board shows on arrival)."""
-    return Round.objects.filter(player=user, table=table).order_by("-seq").first()
+    """The player's last round of their own at the table (what the board shows
+    on arrival); a bet on a live coup there, before an operator made the
+    table private again, is not one: it may hold no card."""
+    own = Round.objects.filter(player=user, table=table, coup__isnull=True)
+    return own.order_by("-seq").first()
 
 
 def dealt_coups(shoe_id: int, *, limit: int) -> list[Coup]:

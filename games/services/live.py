@@ -38,6 +38,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from commitlog.keys import pseudonym
 from commitlog.leaves import append_pending
@@ -264,7 +265,7 @@ def reveal(*, user: User, table: Table, seed: str, now: dt.datetime | None = Non
         shoe_rules.contribution("-", seed)
     except ValueError:
         raise BetRefused(
-            _("A seed is 1 to 64 characters, without ':' or a line break."), code="seed"
+            _("A seed is 1 to 64 characters of text, without ':' or a line break."), code="seed"
         ) from None
     with transaction.atomic():
         coup = _shared_coup(table)
@@ -386,7 +387,9 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
             _void_coup(
                 coup,
                 now,
-                _("The table closed before this coup was dealt; every bet on it is refunded."),
+                gettext_noop(
+                    "The table closed before this coup was dealt; every bet on it is refunded."
+                ),
             )
             return Step("void", coup)
         if coup is not None and coup.status == Coup.Status.SQUEEZING:
@@ -405,7 +408,11 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
         if now < due:
             return Step("")
         if now >= due + (coup.closes_at - coup.opens_at):
-            _void_coup(coup, now, _("The coup was not dealt in time; every bet on it is refunded."))
+            _void_coup(
+                coup,
+                now,
+                gettext_noop("The coup was not dealt in time; every bet on it is refunded."),
+            )
             return Step("void", coup)
         shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
         if shoe.entropy:
@@ -438,7 +445,7 @@ def _close_first_coup(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
             coup,
             shoe,
             now,
-            _(
+            gettext_noop(
                 "No player committed a seed to the new shoe, so it could not be shuffled; every bet on this coup is refunded."
             ),
         )
@@ -461,7 +468,7 @@ def _shuffle_and_deal(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
             coup,
             shoe,
             now,
-            _(
+            gettext_noop(
                 "No player revealed their seed in time, so the new shoe could not be shuffled; every bet on this coup is refunded."
             ),
         )
@@ -536,6 +543,9 @@ def _settle(rnd: Round, dealt: DealtCoup, record: dict[str, Any], now: dt.dateti
 
 
 def _void_coup(coup: Coup, now: dt.datetime, reason: str) -> None:
+    """Refund every bet on ``coup``. ``reason`` is kept in English (marked
+    with gettext_noop) and translated where it is shown: the dealer speaks
+    to every language at once."""
     coup.status = Coup.Status.VOID
     coup.dealt_at = now
     coup.void_reason = reason

@@ -29,6 +29,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
+from commitlog.keys import pseudonym
 from commitlog.reads import round_entry
 from games.models import Coup, Game, Profile, Round, ShoeSeed
 from games.selectors import history as selectors
@@ -232,7 +233,7 @@ def _live_context(rnd: Round) -> dict[str, Any]:
         return {"live_coup": None}
     coup = Coup.objects.select_related("shoe").get(pk=rnd.coup_id)
     mine = ShoeSeed.objects.filter(shoe_id=coup.shoe_id, player_id=rnd.player_id).first()
-    return {"live_coup": coup, "shoe_seed": mine}
+    return {"live_coup": coup, "shoe_seed": mine, "my_pseudonym": pseudonym(rnd.player_id)}
 
 
 @login_required

@@ -449,6 +449,8 @@ async function verifyShoe(doc) {
     if (![doc.commitments, doc.contributions, doc.coups].every(Array.isArray)) throw new Error("commitments, contributions and coups are lists");
     if (!doc.coups.every((coup) => coup && Number.isInteger(coup.number))) throw new Error("a coup's number is a whole number");
     if (!doc.coups.every((coup) => Array.isArray(coup.cards))) throw new Error("a coup's cards are a list");
+    const voidWithCards = doc.coups.find((coup) => coup.void === true && coup.cards.length);
+    if (voidWithCards) throw new Error("coup " + voidWithCards.number + " is void: a void coup holds no card");
   } catch (err) {
     return ["not a shoe document: " + err.message];
   }
@@ -499,6 +501,29 @@ async function verifyShoe(doc) {
   });
   if (shown.length < replay.length) {
     problems.push("coups missing: the shoe deals " + replay.length + " coups to the cut card, the document shows " + shown.length);
+  }
+  return problems;
+}
+
+// verifyShoe, and the document is the shoe a bet's round page showed: the
+// commitment shown before it (and in the log), its decks, the bet's coup
+// dealt with the cards the page shows, and the player's own seed as they
+// committed it and as it was revealed. ``bet``: {coup, cards, commitment,
+// decks, mine ("pseudonym:sha256", if they committed), mineSeed
+// ("pseudonym:seed", once revealed)}; ``words``: what to say of each.
+async function verifyShoeForBet(doc, bet, words) {
+  const problems = await verifyShoe(doc);
+  const coups = Array.isArray(doc.coups) ? doc.coups : [];
+  const dealt = coups.find((c) => c && Number(c.number) === Number(bet.coup));
+  if (!dealt || dealt.void === true || !Array.isArray(dealt.cards) || dealt.cards.join(" ") !== bet.cards) {
+    problems.push(words.coup);
+  }
+  if (String(doc.commitment).trim().toLowerCase() !== bet.commitment || Number(doc.decks) !== Number(bet.decks)) {
+    problems.push(words.shoe);
+  }
+  const listed = (list, item) => Array.isArray(list) && list.map(String).indexOf(item) !== -1;
+  if ((bet.mine && !listed(doc.commitments, bet.mine)) || (bet.mineSeed && !listed(doc.contributions, bet.mineSeed))) {
+    problems.push(words.mine);
   }
   return problems;
 }
@@ -708,7 +733,7 @@ function reason(err) {
   return err instanceof tlog.LogError ? err.what : "network";
 }
 
-export { check, deriveShoe, describe, formatChips, parseMultiplier, sha256Hex, verifyLog, verifyRound, verifyShoe };
+export { check, deriveShoe, describe, formatChips, parseMultiplier, sha256Hex, verifyLog, verifyRound, verifyShoe, verifyShoeForBet };
 
 // --- the page ---------------------------------------------------------------------------
 
@@ -904,12 +929,8 @@ function bindShoe(button) {
       return;
     }
     const doc = await (await fetch(button.dataset.verifyShoe)).json();
-    const coup = Number(button.dataset.coup);
-    const dealt = (doc.coups || []).find(function (c) { return Number(c.number) === coup; });
-    const problems = await verifyShoe(doc);
-    if (!dealt || dealt.cards.join(" ") !== button.dataset.cards) {
-      problems.push(button.dataset.notThisCoup);
-    }
+    const words = { coup: button.dataset.notThisCoup, shoe: button.dataset.notThisShoe, mine: button.dataset.notMine };
+    const problems = await verifyShoeForBet(doc, button.dataset, words);
     out.replaceChildren();
     out.className = "verification " + (problems.length ? "bad" : "ok");
     out.appendChild(el("p", { class: "verdict", "data-testid": "shoe-verdict" }, problems.length ? "✘ " + button.dataset.bad : "✔ " + button.dataset.ok));

@@ -138,7 +138,8 @@ def build() -> list[dict[str, Any]]:
     tampered("no coups", "coups missing", "a shoe with nothing to check proves nothing", lambda s: s.update(coups=[]))  # fmt: skip
     tampered("a coup listed twice", "numbered", "one coup, one number", lambda s: s["coups"].insert(3, s["coups"][3]))  # fmt: skip
     tampered("a coup number not whole", "whole number", "1.9 is no coup's number", lambda s: s["coups"][0].update(number=1.9))  # fmt: skip
-    tampered("a dealt coup marked void", "coup 6", "a void coup took no card: the next coup's cards are the shoe's next", lambda s: s["coups"][4].update(void=True))  # fmt: skip
+    tampered("a coup void with cards", "holds no card", "a void coup was refunded and dealt nothing: cards on it hide a coup from the replay", lambda s: s["coups"][4].update(void=True))  # fmt: skip
+    tampered("a dealt coup marked void", "coup 6", "a void coup took no card: the next coup's cards are the shoe's next", lambda s: s["coups"][4].update(void=True, cards=[]))  # fmt: skip
     tampered("a seed that is not hex", "not a shoe document", "the seed must be hexadecimal", lambda s: s.update(server_seed="zz"))  # fmt: skip
     return cases
 

@@ -95,3 +95,16 @@ def test_cards_compared_in_any_spelling() -> None:
     doc["coups"][0]["cards"] = [c.replace("T", "10").lower() for c in doc["coups"][0]["cards"]]
     assert live.check_document(doc) == []
     assert Card.parse("10h") == Card("T", "H")
+
+
+def test_the_command_lists_each_coup_under_its_own_number_void_ones_too(tmp_path, capsys) -> None:
+    """A player at coup 6 of a shoe whose coup 5 was void reads their cards
+    under "coup 6", as the table numbered it."""
+    doc = next(c for c in CASES if c["name"] == "a void coup mid-shoe")["shoe"]
+    path = tmp_path / "shoe.json"
+    path.write_text(json.dumps(doc))
+    assert live.main([str(path)]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert "coup 5: void (refunded, no card)" in said
+    sixth = next(c for c in doc["coups"] if c["number"] == 6)
+    assert any(line.startswith(f"coup 6: {' '.join(sixth['cards'])} ->") for line in said)

@@ -415,3 +415,15 @@ def test_a_bet_meant_for_a_coup_that_closed_is_not_staked_on_the_next(table, mak
         user=ann, table=table, bets={"player": 1_000}, slip_key="now", coup=str(nxt.pk), now=at(1)
     )
     assert placed.round.coup_id == nxt.pk
+
+
+@pytest.mark.parametrize("seed", ["\ud800", "tab\there", "a:b", "x" * 65, ""])
+def test_a_seed_that_could_not_be_written_down_is_refused_with_a_reason(table, make_player, seed):
+    """A lone surrogate once closed the sender's socket (it cannot be
+    encoded); a seed of another shape could be read two ways."""
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    bet(ann, table, at(1))
+    live.advance(table, now=at(15))
+    with pytest.raises(BetRefused, match="characters of text"):
+        live.reveal(user=ann, table=table, seed=seed, now=at(16))

@@ -8,10 +8,12 @@ import datetime as dt
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games.baccarat.live import check_document, seed_commitment
 from games.models import Coup, Round, Shoe, Table
+from games.presenters import live as presenter
+from games.selectors.live import live_view
 from games.services import live
 from tests.live import finish_shoe, shoe_under_way
 from tests.tables import shown_version
@@ -143,3 +145,36 @@ def test_the_roads_in_detail_are_the_table_s_for_a_player_who_never_bet(client, 
     ).content.decode()
     plate = detail.split('data-testid="detail-bead-plate"')[1].split("<h3>")[0]
     assert plate.count('class="bead ') == 1 and f'class="bead w-{coup.winner}' in plate
+
+
+def test_a_table_made_private_again_opens_for_a_player_whose_live_bet_was_refunded(
+    client, ann, table
+):
+    """The operator unticks "live" mid-coup: the bets on it are refunded (no
+    card), and the table's page, now a private table's, opens for them."""
+    live.advance(table)
+    bet(client, player="10")
+    Table.objects.filter(pk=table.pk).update(live=False)
+    assert live.advance(table).did == "void"
+    assert Round.objects.get(player=ann).status == Round.Status.VOID
+    page = client.get(URL)
+    assert page.status_code == 200 and 'data-testid="live-table"' not in page.content.decode()
+
+
+def test_a_void_coup_s_reason_is_told_in_each_socket_s_language(client, ann, table):
+    """The dealer voids a coup for every language at once: its reason is
+    kept in English and each page's state says it in its own."""
+    live.advance(table)
+    bet(client, player="10")
+    Table.objects.filter(pk=table.pk).update(enabled=False)
+    assert live.advance(table).did == "void"
+    said = {}
+    for code in ("en", "ja"):
+        with translation.override(code):
+            said[code] = presenter.state_html(live_view(table))
+    assert "The table closed before this coup was dealt" in said["en"]
+    with translation.override("ja"):
+        reason = translation.gettext(
+            "The table closed before this coup was dealt; every bet on it is refunded."
+        )
+    assert reason in said["ja"] and "The table closed" not in said["ja"]

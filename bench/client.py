@@ -765,6 +765,8 @@ class LivePlayer(Player):
             elif LIVE_SEAT.search(text):
                 self.report.count("live bets settled")
             return
+        self.report.count("live states")
+        self.report.count("live state bytes", len(text.encode()))
         status, closes_at, server_now = state.group(1), int(state.group(2)), int(state.group(3))
         result = LIVE_RESULT.search(text)
         if result is not None and (dealt_at := int(result.group(1))) not in self.deals:

@@ -105,6 +105,7 @@ def figures(args: argparse.Namespace, run: dict, ledger: dict | None, coups: dic
     parts = run["cpu_parts"]
     stack_s = sum(part["cpu_s"] for part in parts.values())
     dealt = coups.get("dealt")
+    notes = run["notes"]
     for part in parts.values():
         part.pop("ms_per_round", None)
         part["ms_per_bet"] = round(1000 * part["cpu_s"] / bets, 2) if bets else None
@@ -133,6 +134,13 @@ def figures(args: argparse.Namespace, run: dict, ledger: dict | None, coups: dic
         "bettors": args.players - watchers,
         "watchers": watchers,
         "void_coups": coups.get("void"),
+        # What the fan-out carries: the table's state, the same to every socket.
+        "states_per_socket_per_coup": round(notes.get("live states", 0) / args.players / dealt, 1)
+        if dealt
+        else None,
+        "state_kib": round(notes.get("live state bytes", 0) / notes["live states"] / 1024, 1)
+        if notes.get("live states")
+        else None,
         "cpu_parts": parts,
         "loadavg": run["loadavg"],
         "machine_busy_pct": run["machine_busy_pct"],

@@ -696,6 +696,7 @@ class LivePlayer(Player):
         self.bet_sent = 0.0  # perf_counter of the BET awaiting its answer
         self.secrets: dict[tuple[int, int], str] = {}  # commit-reveal, per coup
         self.revealed: set[tuple[int, int]] = set()
+        self.reveal_sent = False  # a seed sent, its answer not read yet
 
     @property
     def live_path(self) -> str:
@@ -764,6 +765,12 @@ class LivePlayer(Player):
                 self.on_answer(arrived, text)
             elif LIVE_SEAT.search(text):
                 self.report.count("live bets settled")
+            elif self.reveal_sent:  # the seed's answer: a line under the slip
+                self.reveal_sent = False
+                if error := BAC_SLIP_ERROR.search(text):
+                    self.report.error("refused reveal", error.group(1))
+                else:
+                    self.report.count("seeds taken")
             return
         self.report.count("live states")
         self.report.count("live state bytes", len(text.encode()))
@@ -790,6 +797,7 @@ class LivePlayer(Player):
             self.revealed.add(coup)
             assert self.live_ws is not None
             self.live_ws.send({"action": "reveal", "seed": self.secrets[coup]})
+            self.reveal_sent = True
             self.report.count("seeds revealed")
 
     def send_bet(self) -> None:

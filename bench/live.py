@@ -135,8 +135,10 @@ def figures(args: argparse.Namespace, run: dict, ledger: dict | None, coups: dic
         "watchers": watchers,
         "void_coups": coups.get("void"),
         # What the fan-out carries: the table's state, the same to every socket.
-        "states_per_socket_per_coup": round(notes.get("live states", 0) / args.players / dealt, 1)
-        if dealt
+        "states_per_socket_per_coup": round(
+            notes.get("live states", 0) / run["players_ready"] / dealt, 1
+        )
+        if dealt and run["players_ready"]
         else None,
         "state_kib": round(notes.get("live state bytes", 0) / notes["live states"] / 1024, 1)
         if notes.get("live states")

@@ -94,9 +94,14 @@ def socket_awaits_second_factor(
 
 def safe_next(request: HttpRequest, candidate: str | None, default: str) -> str:
     """``candidate`` if it is a path on this site, else ``default``: the
-    code page must not become an open redirect."""
-    if candidate and url_has_allowed_host_and_scheme(
-        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    code page must not become an open redirect, nor take anything else (a
+    view's name, digits) for somewhere to go."""
+    if (
+        candidate
+        and candidate.startswith("/")
+        and url_has_allowed_host_and_scheme(
+            candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        )
     ):
         return candidate
     return default

@@ -164,6 +164,15 @@ class Table(models.Model):
         validators=[MinValueValidator(5), MaxValueValidator(120)],
         help_text=_("Live tables: how long each coup takes bets."),
     )
+    squeeze_seconds = models.PositiveSmallIntegerField(
+        _("squeeze time (seconds)"),
+        default=8,
+        validators=[MinValueValidator(3), MaxValueValidator(60)],
+        help_text=_(
+            "Live tables: how long the largest stake has to peel each squeezed card"
+            " before it opens by itself."
+        ),
+    )
     current_version = models.ForeignKey(
         "TableVersion",
         on_delete=models.PROTECT,
@@ -211,6 +220,7 @@ class TableVersion(models.Model):
     squeeze_threshold = models.BigIntegerField(_("squeeze threshold"), default=0)
     decision_timeout = models.PositiveIntegerField(_("decision timeout"), default=30)
     betting_seconds = models.PositiveSmallIntegerField(_("betting time"), default=15)
+    squeeze_seconds = models.PositiveSmallIntegerField(_("squeeze time"), default=8)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -347,7 +357,9 @@ class Shoe(models.Model):
     # Sealed at rest; published with the shoe's document once it has ended.
     server_seed = SealedSeedField(_("server seed"))
     commitment = models.CharField(_("commitment"), max_length=64)
-    # "pseudonym:seed" of each player who bet in the first coup's window.
+    # "pseudonym:sha256" of each seed committed with a bet on the first coup,
+    # fixed when its betting closed; "pseudonym:seed" of each seed revealed.
+    commitments = models.JSONField(_("players' commitments"), default=list)
     contributions = models.JSONField(_("players' seeds"), default=list)
     entropy = models.CharField(_("entropy"), max_length=64, blank=True)
     position = models.PositiveSmallIntegerField(_("next card"), default=0)
@@ -366,12 +378,40 @@ class Shoe(models.Model):
         return f"{self.table.slug} shoe {self.number}"
 
 
+class ShoeSeed(models.Model):
+    """A player's part of a new shoe's shuffle: the SHA-256 of a secret seed
+    their browser committed with a bet on the shoe's first coup, and the
+    seed once revealed after that coup's betting closed (games/baccarat/live.py)."""
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="seeds")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shoe_seeds"
+    )
+    commitment = models.CharField(_("commitment"), max_length=64)
+    seed = models.CharField(_("seed"), max_length=64, blank=True)
+    revealed_at = models.DateTimeField(_("revealed"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("player's shoe seed")
+        verbose_name_plural = _("players' shoe seeds")
+        constraints = [
+            models.UniqueConstraint(fields=["shoe", "player"], name="shoe_seed_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.shoe} seed of {self.player_id}"
+
+
 class Coup(models.Model):
     """One coup of a live table: its betting window on the server's clock,
     then the cards the shoe gave it."""
 
     class Status(models.TextChoices):
         BETTING = "betting", _("Taking bets")
+        REVEALING = "revealing", _("Players revealing their seeds")
+        # Dealt, its cards peeled by the largest stakes: not settled yet
+        # (games/services/live_squeeze.py).
+        SQUEEZING = "squeezing", _("Squeezing")
         DEALT = "dealt", _("Dealt")
         VOID = "void", _("Void (refunded)")
 
@@ -384,12 +424,18 @@ class Coup(models.Model):
     opens_at = models.DateTimeField(_("bets open"))
     closes_at = models.DateTimeField(_("bets close"))
     dealt_at = models.DateTimeField(_("dealt"), null=True, blank=True)
+    void_reason = models.CharField(_("void reason"), max_length=255, blank=True)
     start = models.PositiveSmallIntegerField(_("first card"), null=True, blank=True)
     cards = models.JSONField(_("cards in deal order"), default=list)
     detail = models.JSONField(_("game detail"), default=dict)
     winner = models.CharField(_("winner"), max_length=16, blank=True)
     player_pair = models.BooleanField(_("PLAYER PAIR"), default=False)
     banker_pair = models.BooleanField(_("BANKER PAIR"), default=False)
+    # The live squeeze (games/services/live_squeeze.py): who peels which
+    # side, how many cards are open, and when the card being peeled opens by
+    # itself.
+    squeeze = models.JSONField(_("squeeze"), default=dict, blank=True)
+    peel_until = models.DateTimeField(_("card opens by itself"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("coup")

@@ -97,6 +97,7 @@ _TABLE_FIELDS: dict[str, tuple[Any, Callable[[Any], str], Any]] = {
     "max_bet": (gettext_lazy("max bet"), _amount, gettext_lazy("chips")),
     "squeeze_threshold": (gettext_lazy("squeeze threshold"), _amount, gettext_lazy("chips")),
     "decision_timeout": (gettext_lazy("tie decision time"), str, gettext_lazy("s")),
+    "squeeze_seconds": (gettext_lazy("squeeze time"), str, gettext_lazy("s")),
 }
 
 

@@ -138,6 +138,7 @@ class TableForm(forms.ModelForm):
             "decks",
             "live",
             "betting_seconds",
+            "squeeze_seconds",
             "chips",
             "max_bet",
         )

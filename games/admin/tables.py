@@ -136,7 +136,7 @@ class TableAdmin(LimitColumns, admin.ModelAdmin):
             "decks",
         )
         if game == Game.BACCARAT:
-            table_fields += ("live", "betting_seconds")
+            table_fields += ("live", "betting_seconds", "squeeze_seconds")
         if not can_edit:
             # View-only staff: the same information, shown rather than edited.
             rules: tuple[str, ...] = ("chips_display", "max_bet_chips", "limits_display")

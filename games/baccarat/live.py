@@ -10,12 +10,19 @@ that document.
   the provably fair shuffle of a private round, keyed by the shoe's server
   seed (its SHA-256 published, and logged, before the shoe's first window
   opens) and, in place of one player's client seed, the shoe's *entropy*.
+* **Commit, then reveal.** With a bet in the shoe's first betting window a
+  player's browser commits to a fresh secret seed: it sends only
+  ``seed_commitment(seed)``, the SHA-256 (hex) of the seed's UTF-8. When the
+  window closes the commitments are fixed (each written ``pseudonym:hex``;
+  their ``seal`` is shown to everybody at the table), and only then do the
+  browsers reveal their seeds. Nobody, the house included, can compute the
+  order before every commitment is in: a seed chosen after the others are
+  known would need a commitment made before they were.
 * **Entropy.** ``shoe_entropy(contributions)``: the SHA-256 (hex) of the
-  seeds the players at the table contributed during the shoe's first betting
-  window, each written ``pseudonym:seed``, sorted, joined by newlines
-  (UTF-8). Sorting makes it independent of arrival order; the list is
-  published when that window closes, before the first card, so each player
-  can see their own seed in it.
+  revealed seeds, each written ``pseudonym:seed``, sorted, joined by
+  newlines (UTF-8). Sorting makes it independent of arrival order. A
+  commitment not revealed in time counts for nothing and stays in the
+  published list (``withheld``), for everyone to see.
 * **Burn.** The first card is turned face up and burned with as many more
   cards as its value (A = 1, 2-9 face value, T/J/Q/K = 10).
 * **Cut card.** ``CUT_FROM_END`` cards before the end. A coup is dealt only
@@ -51,6 +58,47 @@ def contribution(pseudonym: str, seed: str) -> str:
                 f"a {name} is 1 to {MAX_SEED_LENGTH} characters without ':' or a line break"
             )
     return f"{pseudonym}:{seed}"
+
+
+def seed_commitment(seed: str) -> str:
+    """What a player's browser sends in place of its seed: SHA-256 hex of its UTF-8."""
+    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def _split(item: str) -> tuple[str, str]:
+    name, _, rest = item.partition(":")
+    return name, rest
+
+
+def seal(commitments: Iterable[str]) -> str:
+    """SHA-256 hex of the commitments (``pseudonym:hex``), sorted and joined by
+    newlines: what the table shows when betting closes, before any reveal."""
+    return hashlib.sha256("\n".join(sorted(commitments)).encode("utf-8")).hexdigest()
+
+
+def check_reveals(commitments: Iterable[str], contributions: Iterable[str]) -> list[str]:
+    """What is wrong between the published commitments and the revealed
+    seeds: each revealed seed must hash to its player's one commitment."""
+    committed: dict[str, str] = {}
+    problems: list[str] = []
+    for item in commitments:
+        name, digest = _split(item)
+        if name in committed:
+            problems.append(f"{name}: committed twice")
+        committed[name] = digest.strip().lower()
+    for item in contributions:
+        name, seed = _split(item)
+        if name not in committed:
+            problems.append(f"{name}: a seed revealed without a commitment")
+        elif seed_commitment(seed) != committed[name]:
+            problems.append(f"{name}: the revealed seed does not hash to its commitment")
+    return problems
+
+
+def withheld(commitments: Iterable[str], contributions: Iterable[str]) -> list[str]:
+    """The pseudonyms that committed and did not reveal (their seeds count for nothing)."""
+    revealed = {_split(item)[0] for item in contributions}
+    return sorted(n for n in (_split(item)[0] for item in commitments) if n not in revealed)
 
 
 def shoe_entropy(contributions: Iterable[str]) -> str:
@@ -141,28 +189,38 @@ def check_shoe(
     *,
     server_seed: bytes,
     commitment: str,
+    commitments: Iterable[str],
     contributions: Iterable[str],
     decks: int,
-    dealt: Sequence[tuple[int, Sequence[str]]],
+    dealt: Sequence[tuple[int, Sequence[str] | None]],
 ) -> list[str]:
-    """What does not match between a revealed shoe and the coups the table
-    dealt (``dealt``: each coup's number and its cards in deal order, as
-    shown). An empty list: every card was the shoe's."""
+    """What does not match between a revealed shoe and every coup the table
+    opened on it (``dealt``: each coup's number, from 1 without a gap, and
+    its cards in deal order as shown; None for a coup that was void, which
+    took no card). An empty list: every seed was committed before it was
+    revealed, and the coups dealt are the shoe's, all of them, in order."""
+    contributions = list(contributions)
     replay = replay_shoe(server_seed, contributions, decks)
-    problems: list[str] = []
+    problems = check_reveals(commitments, contributions)
     if replay.commitment != commitment.strip().lower():
         problems.append("the server seed does not hash to the commitment shown before the shoe")
-    coups = {c.number: c for c in replay.coups}
-    for number, cards in dealt:
-        derived = coups.get(number)
-        if derived is None:
-            problems.append(f"coup {number}: the shoe has no such coup")
-            continue
+    numbers = [number for number, _ in dealt]
+    if numbers != list(range(1, len(numbers) + 1)):
+        problems.append("the coups are not numbered 1, 2, 3 ... without a gap or a repeat")
+    shown = [(number, cards) for number, cards in dealt if cards is not None]
+    for (number, cards), derived in zip(shown, replay.coups, strict=False):
         want = [str(card) for card in derived.coup.cards_in_deal_order]
         if [str(Card.parse(c)) for c in cards] != want:
             problems.append(
                 f"coup {number}: dealt {' '.join(cards)}, the shoe gives {' '.join(want)}"
             )
+    for number, _ in shown[len(replay.coups) :]:
+        problems.append(f"coup {number}: the shoe has no such coup (it ends at the cut card)")
+    if len(shown) < len(replay.coups):
+        problems.append(
+            f"coups missing: the shoe deals {len(replay.coups)} coups to the cut card, "
+            f"the document shows {len(shown)}"
+        )
     return problems
 
 
@@ -171,8 +229,21 @@ def check_shoe(
 # At the end of a shoe the table publishes one JSON document that holds all a
 # player needs to replay it (docs/fairness.md, "Live tables"):
 #   {"server_seed": hex, "commitment": hex, "decks": 8,
+#    "commitments": ["pseudonym:sha256hex", ...],
 #    "contributions": ["pseudonym:seed", ...],
-#    "coups": [{"number": 1, "cards": ["5H", "KD", ...]}, ...]}
+#    "coups": [{"number": 1, "cards": ["5H", "KD", ...]}, ...,
+#              {"number": 7, "void": true, "cards": []}, ...]}
+# Every coup the table opened on the shoe is listed, a void one (refunded,
+# no card dealt) marked so.
+
+
+def _listed_coup(item: dict[str, object]) -> tuple[int, list[str] | None]:
+    number, cards = item["number"], item["cards"]
+    if not isinstance(number, int) or isinstance(number, bool):
+        raise ValueError("a coup's number is a whole number")
+    if not isinstance(cards, list):
+        raise ValueError("a coup's cards are a list")
+    return number, None if item.get("void") is True else [str(x) for x in cards]
 
 
 def check_document(doc: dict[str, object]) -> list[str]:
@@ -182,14 +253,22 @@ def check_document(doc: dict[str, object]) -> list[str]:
         decks = doc["decks"]
         if not isinstance(decks, int) or isinstance(decks, bool) or not 1 <= decks <= 8:
             raise ValueError("decks is a whole number from 1 to 8")
-        contributions = doc["contributions"]
-        coups = doc["coups"]
-        if not isinstance(contributions, list) or not isinstance(coups, list):
-            raise ValueError("contributions and coups are lists")
-        dealt = [(int(c["number"]), [str(x) for x in c["cards"]]) for c in coups]
+        commitments, contributions, coups = (
+            doc["commitments"],
+            doc["contributions"],
+            doc["coups"],
+        )
+        if not (
+            isinstance(commitments, list)
+            and isinstance(contributions, list)
+            and isinstance(coups, list)
+        ):
+            raise ValueError("commitments, contributions and coups are lists")
+        dealt = [_listed_coup(c) for c in coups]
         return check_shoe(
             server_seed=seed,
             commitment=str(doc["commitment"]),
+            commitments=[str(c) for c in commitments],
             contributions=[str(c) for c in contributions],
             decks=decks,
             dealt=dealt,
@@ -216,7 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         replay = replay_shoe(
             bytes.fromhex(str(doc["server_seed"])), doc["contributions"], doc["decks"]
         )
-        print(f"commitment {replay.commitment}\nentropy {replay.entropy}")
+        print(f"commitment {replay.commitment}\nseal {seal(doc['commitments'])}")
+        for name in withheld(doc["commitments"], doc["contributions"]):
+            print(f"withheld: {name} committed a seed and did not reveal it")
+        print(f"entropy {replay.entropy}")
         for dealt in replay.coups:
             coup = dealt.coup
             cards = " ".join(str(c) for c in coup.cards_in_deal_order)

@@ -5,7 +5,11 @@ The socket carries what the dealer sends everybody at the table
 the socket sends its page's), what concerns this player alone
 (``live.seat``: their bet settled or refunded, and their balance), and
 BET over the socket (``{"action": "bet", ...}``, the slip's fields as the
-HTTP BET posts them), answered with the same fragments. Every message is
+HTTP BET posts them), answered with the same fragments; a new shoe's
+seed revealed (``{"action": "reveal", "seed": ...}``) once its first
+coup's betting closed, answered with a line under the slip; and the
+squeeze's peel moves and OPEN (``{"action": "peel", ...}``,
+games/consumers/live_squeeze.py). Every message is
 HTML the htmx ws extension swaps in by id. On connect the socket sends the
 table's state as it is now, so a page that joins mid-coup, reloads or
 reconnects shows the coup in progress.
@@ -24,6 +28,7 @@ from games.amounts import slip_stakes, table_version
 from games.baccarat.rules import AREAS
 from games.consumers.language import scope_language
 from games.consumers.limits import MessageBudget, over_budget, read_message, text_field
+from games.consumers.live_squeeze import PeelRelay
 from games.consumers.session import SessionBoundSocket
 from games.consumers.threads import in_thread
 from games.errors import GameError
@@ -35,7 +40,7 @@ from games.services import live
 logger = logging.getLogger(__name__)
 
 
-class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
+class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
     """One browser tab at one live table."""
 
     groups_joined: tuple[str, ...] = ()
@@ -53,6 +58,7 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
             await self.close()
             return
         self.table, html = arrival
+        await self.peel_arrival()
         self.groups_joined = (live.live_group(self.table), live.seat_group(self.user.pk))
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -73,11 +79,17 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         message = read_message(text_data)
-        if message is None or message.get("action") != "bet":
+        if message is not None and message.get("action") == "peel":
+            await self.peel_message(message)  # the squeeze: consumers/live_squeeze.py
+            return
+        if message is None or message.get("action") not in ("bet", "reveal"):
             return
         if await over_budget(self, self.budget, presenter.refused_answer):
             return
-        html = await self._bet(message)
+        if message["action"] == "reveal":
+            html = await self._reveal(text_field(message, "seed"))
+        else:
+            html = await self._bet(message)
         if html is None:
             await self.session_end()
         else:
@@ -95,6 +107,7 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                     bets=slip_stakes(message, AREAS),
                     slip_key=text_field(message, "slip_key"),
                     shown_version=table_version(message),
+                    commit=text_field(message, "commit"),
                 )
             except GameError as exc:
                 return presenter.refused_answer(exc)
@@ -103,7 +116,19 @@ class LiveConsumer(SessionBoundSocket, AsyncWebsocketConsumer):
                 return presenter.refused_answer(str(presenter.FAILED))
             return presenter.placed_answer(user=self.user, placed=placed)
 
+    @in_thread
+    def _reveal(self, seed: str) -> str | None:
+        if self.fresh_session() is None:
+            return None
+        with translation.override(self.language):
+            try:
+                mine = live.reveal(user=self.user, table=self.table, seed=seed)
+            except GameError as exc:
+                return presenter.refused_answer(exc)
+            return presenter.revealed_answer(mine)
+
     async def live_state(self, event: dict[str, Any]) -> None:
+        self.peel_heard(event)
         html = event["html"].get(self.language) or next(iter(event["html"].values()))
         await self.send(text_data=html)
 

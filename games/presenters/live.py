@@ -16,23 +16,29 @@ once deal each coup once.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import socket
 import threading
 import time
+import uuid
 from typing import Any
 
 import structlog
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import close_old_connections
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.baccarat.rules import AREAS
 from games.display import format_chips
 from games.errors import GameError
 from games.labels import AREA_LABELS
-from games.models import Coup, Profile, Shoe, Table, TableVersion
+from games.models import Coup, Profile, Shoe, ShoeSeed, Table, TableVersion
+from games.presenters import live_squeeze as squeeze
 from games.presenters.baccarat.answers import rebet_for
 from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
@@ -90,6 +96,7 @@ def state_context(view: LiveView, *, fresh: bool = False) -> dict[str, Any]:
         "roads": RoadsView(view.roads),
         "fresh": fresh,
         "void": coup is not None and coup.status == Coup.Status.VOID,
+        **squeeze.state_context(view),
     }
 
 
@@ -103,7 +110,8 @@ def broadcast(view: LiveView, *, fresh: bool = False) -> None:
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             html[code] = state_html(view, fresh=fresh)
-    send_now(live.live_group(view.table), {"type": "live.state", "html": html})
+    event = {"type": "live.state", "html": html, "peel": squeeze.peel_turn(view.coup)}
+    send_now(live.live_group(view.table), event)
 
 
 def seat_context(*, user: User, table: Table, coup: Coup | None) -> dict[str, Any]:
@@ -136,6 +144,7 @@ def page_context(
         **state_context(view),
         **terms_context(version, limits, balance),
         **mine,
+        **squeeze.seat_context(user),
         "version": version,
         "balance": balance,
         "chips": chip_views(table.chips),
@@ -151,6 +160,7 @@ def placed_answer(*, user: User, placed: Placed) -> str:
         "table": rnd.table,
         "balance": placed.balance,
         "placed_coup": rnd.detail.get("coup"),
+        "committed_shoe": rnd.coup.shoe.number if rnd.coup and rnd.detail.get("seed") else None,
         **seat_context(user=user, table=rnd.table, coup=rnd.coup),
     }
     return render_to_string(f"{TEMPLATE}#placed", context)
@@ -161,6 +171,14 @@ def refused_answer(exc: GameError | str) -> str:
     return render_to_string(
         f"{TEMPLATE}#refused", {"refusal": exc.message if isinstance(exc, GameError) else exc}
     )
+
+
+def revealed_answer(mine: ShoeSeed) -> str:
+    """A seed revealed: a line under the slip says it counts."""
+    notice = _("Your seed is revealed: it goes into the shuffle of shoe %(shoe)s.") % {
+        "shoe": mine.shoe.number
+    }
+    return render_to_string(f"{TEMPLATE}#refused", {"notice": notice})
 
 
 def settled_answer(*, user: User, table: Table, balance: int) -> str:
@@ -181,18 +199,52 @@ def tick(*, now: dt.datetime | None = None) -> None:
         step = live.advance(table, now=now)
         view = live_view(table, now=now)
         coup = view.coup
-        shown = (coup.pk if coup else None, coup.status if coup else "", view.staked, view.players)
+        shown = (
+            coup.pk if coup else None,
+            coup.status if coup else "",
+            view.staked,
+            view.players,
+            view.revealed,
+        )
         if step.did or _shown.get(table.pk) != shown:
             _shown[table.pk] = shown
             broadcast(view, fresh=step.did == "dealt")
 
 
+class DealerLease:
+    """Which dealer deals: the one holding a key in the cache the serving
+    processes share (Redis in the cluster, the process's own memory with
+    ``make run``). The holder renews it on every pass; a dealer that stops
+    (killed, hung) lets it lapse within ``SECONDS``, well inside a betting
+    window, and a standby takes it. Two dealers at once could only ever
+    repeat a broadcast: every step is decided under the table's row lock
+    (``services.live.advance``), so a coup is dealt once whatever happens."""
+
+    KEY = "live-dealer-lease"
+    SECONDS = 5
+
+    def __init__(self) -> None:
+        self.me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+    def held(self) -> bool:
+        """Take the lease if it is free, renew it if it is ours."""
+        if cache.add(self.KEY, self.me, self.SECONDS):
+            return True
+        if cache.get(self.KEY) != self.me:
+            return False
+        cache.set(self.KEY, self.me, self.SECONDS)
+        return True
+
+
 def deal_forever(stop: threading.Event | None = None) -> None:
-    """``tick`` on every second until ``stop`` is set."""
+    """``tick`` on every second until ``stop`` is set, while this dealer
+    holds the lease (a standby otherwise)."""
     stop = stop or threading.Event()
+    lease = DealerLease()
     while not stop.is_set():
         try:
-            tick()
+            if lease.held():
+                tick()
         except Exception:  # a pass that failed is tried again on the next; the reason is logged
             log.exception("live_dealer_failed")
         finally:

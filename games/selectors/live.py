@@ -12,9 +12,10 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from commitlog.keys import pseudonym
+from games.baccarat.live import seal
 from games.baccarat.rules import AREAS
-from games.models import Coup, Round, Shoe, Table
-from games.selectors.roads import RoadWindow, coup_roads
+from games.models import Coup, Round, Shoe, ShoeSeed, Table
+from games.selectors.roads import RoadWindow, coup_roads, dealt_coups
 
 # The roads read the shoe's coups (a shoe holds about 80).
 ROAD_COUPS = 100
@@ -33,10 +34,24 @@ class LiveView:
     roads: RoadWindow
     winners: list[tuple[str, int]]  # (pseudonym, net won) on the last dealt coup
     last: Coup | None  # the last dealt coup (the board shows its cards)
+    # A new shoe's first coup: seeds committed with bets, and revealed since
+    # betting closed; the commitments' seal, fixed at the close.
+    committed: int = 0
+    revealed: int = 0
+    seal: str = ""
 
     @property
     def betting(self) -> bool:
         return self.coup is not None and self.coup.status == Coup.Status.BETTING
+
+    @property
+    def revealing(self) -> bool:
+        return self.coup is not None and self.coup.status == Coup.Status.REVEALING
+
+    @property
+    def new_shoe(self) -> bool:
+        """Bets on this coup commit the players' seeds to the shoe's shuffle."""
+        return self.betting and self.shoe is not None and not self.shoe.entropy
 
     @property
     def seconds_left(self) -> int:
@@ -49,15 +64,7 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
     now = now or timezone.now()
     coup = Coup.objects.filter(table=table).select_related("shoe").order_by("-id").first()
     shoe = coup.shoe if coup is not None else None
-    dealt = (
-        list(
-            Coup.objects.filter(shoe=shoe, status=Coup.Status.DEALT).order_by("-number")[
-                :ROAD_COUPS
-            ]
-        )[::-1]
-        if shoe is not None
-        else []
-    )
+    dealt = dealt_coups(shoe.pk, limit=ROAD_COUPS) if shoe is not None else []
     last = dealt[-1] if dealt else None
     on_coup = Counter[str]()
     players: set[int] = set()
@@ -76,6 +83,10 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
                 winners.append((pseudonym(player_id)[:8], back - bet))
         winners.sort(key=lambda w: -w[1])
     staked = sum(on_coup.values())
+    committed = revealed = 0
+    if shoe is not None and not shoe.entropy and shoe.ended_at is None:
+        seeds = ShoeSeed.objects.filter(shoe=shoe)
+        committed, revealed = seeds.count(), seeds.exclude(seed="").count()
     return LiveView(
         table=table,
         coup=coup,
@@ -87,6 +98,9 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
         roads=coup_roads(dealt),
         winners=winners[:WINNERS_SHOWN],
         last=last,
+        committed=committed,
+        revealed=revealed,
+        seal=seal(shoe.commitments) if shoe is not None and shoe.commitments else "",
     )
 
 

@@ -33,7 +33,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from games.baccarat import roads as road_core
-from games.models import Round, Table
+from games.models import Coup, Round, Table
 from games.rows import plain_cursor
 
 ROWS = road_core.ROWS
@@ -291,8 +291,12 @@ def table_roads(
 
 
 def detail_roads(*, user: User, table: Table) -> RoadWindow:
-    """Every road, larger, with the ask-PLAYER / ask-BANKER previews."""
-    rounds = recent_rounds(user=user, table=table, limit=DETAIL_ROUNDS)
+    """Every road, larger, with the ask-PLAYER / ask-BANKER previews (a
+    live table's are its shoe's, the same for everybody at it)."""
+    if table.live:
+        rounds = _table_rounds(table, DETAIL_ROUNDS)
+    else:
+        rounds = recent_rounds(user=user, table=table, limit=DETAIL_ROUNDS)
     cols = {"bead_plate": DETAIL_BEAD_COLS, "big_road": DETAIL_BIG_COLS}
     cols.update(dict.fromkeys(road_core.DERIVED, DETAIL_DERIVED_COLS))
     return _window(rounds, cols, DETAIL_HISTORY_ROUNDS)
@@ -303,10 +307,14 @@ def latest_round(*, user: User, table: Table) -> Round | None:
     return Round.objects.filter(player=user, table=table).order_by("-seq").first()
 
 
-def coup_roads(coups: Sequence[Any]) -> RoadWindow:
-    """A live table's roads: the same five roads and history, read from its
-    dealt coups (oldest first) instead of one player's rounds."""
-    rounds = [
+def dealt_coups(shoe_id: int, *, limit: int) -> list[Coup]:
+    """A live shoe's last ``limit`` dealt coups, oldest first."""
+    recent = Coup.objects.filter(shoe_id=shoe_id, status=Coup.Status.DEALT).order_by("-number")
+    return list(recent[:limit])[::-1]
+
+
+def _coup_rounds(coups: Sequence[Coup]) -> list[RoadRound]:
+    return [
         RoadRound(
             c.number,
             c.winner,
@@ -317,4 +325,17 @@ def coup_roads(coups: Sequence[Any]) -> RoadWindow:
         )
         for c in coups
     ]
-    return _window(rounds, TABLE_COLS, HISTORY_ROUNDS)
+
+
+def coup_roads(coups: Sequence[Coup]) -> RoadWindow:
+    """A live table's roads: the same five roads and history, read from its
+    dealt coups (oldest first) instead of one player's rounds."""
+    return _window(_coup_rounds(coups), TABLE_COLS, HISTORY_ROUNDS)
+
+
+def _table_rounds(table: Table, limit: int) -> list[RoadRound]:
+    """A live table's current shoe, as road rounds: the same for every player."""
+    shoe_id = (
+        Coup.objects.filter(table=table).order_by("-id").values_list("shoe_id", flat=True).first()
+    )
+    return _coup_rounds(dealt_coups(shoe_id, limit=limit)) if shoe_id else []

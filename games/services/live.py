@@ -10,7 +10,9 @@ its coup is dealt, when the deal's transaction settles every bet on it.
 
 ``advance(table)`` moves a table on when its time has come: it opens a shoe
 (its seed committed, and logged, before any bet on it) and the next coup's
-window; at the close it deals the coup and settles its bets; a coup left
+window; at the close it deals the coup and settles its bets (a new shoe's
+first coup waits ``REVEAL_SECONDS`` first, while the players who committed
+a seed with their bet reveal it: ``reveal``); a coup left
 undealt a whole window past its close (its dealer died) is void and its
 bets refunded. Every step runs under the table's row lock and looks at the
 state it found, so any number of dealers may run at once (a thread in each
@@ -44,10 +46,20 @@ from games.baccarat.rules import Coup as DealtCoup
 from games.baccarat.rules import settle
 from games.cards import Card
 from games.errors import BetRefused
-from games.models import Coup, Game, LedgerEntry, Profile, Round, Shoe, Table, TableVersion
+from games.models import (
+    Coup,
+    Game,
+    LedgerEntry,
+    Profile,
+    Round,
+    Shoe,
+    ShoeSeed,
+    Table,
+    TableVersion,
+)
 from games.money import decimal_pays
 from games.services import bets as bet_check
-from games.services import rollups, rounds
+from games.services import live_squeeze, rollups, rounds
 from games.services.baccarat import coup_record, payout_postings, stake_postings
 from games.services.bets import IN_FORCE, Terms
 from games.services.push import push
@@ -55,6 +67,10 @@ from games.services.wallet import Posting, new_server_seed_hex, post
 
 # Between a coup's result and the next window: the reveal's time on screen.
 RESULT_SECONDS = 6
+# After a new shoe's first betting window: the players' browsers reveal the
+# seeds they committed (games/baccarat/live.py), then the shoe is shuffled.
+REVEAL_SECONDS = 3
+UNDECIDED = (Coup.Status.BETTING, Coup.Status.REVEALING)
 
 
 def live_group(table: Table) -> str:
@@ -85,8 +101,8 @@ def _for_share() -> str:
     return " FOR SHARE" if connection.vendor == "postgresql" else ""
 
 
-def betting_coup(table: Table) -> Coup | None:
-    """The table's coup now taking bets (its row shared for the transaction)."""
+def _shared_coup(table: Table) -> Coup | None:
+    """The table's latest coup, its row shared for the transaction."""
     name = connection.ops.quote_name(Coup._meta.db_table)
     found = list(
         Coup.objects.raw(
@@ -94,8 +110,23 @@ def betting_coup(table: Table) -> Coup | None:
             [table.pk],
         )
     )
-    coup = found[0] if found else None
+    return found[0] if found else None
+
+
+def betting_coup(table: Table) -> Coup | None:
+    """The table's coup now taking bets (its row shared for the transaction)."""
+    coup = _shared_coup(table)
     return coup if coup is not None and coup.status == Coup.Status.BETTING else None
+
+
+def _commitment(text: str) -> str:
+    digest = text.strip().lower()
+    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise BetRefused(
+            _("The seed commitment must be a SHA-256 in hexadecimal. Nothing was taken."),
+            code="commit",
+        )
+    return digest
 
 
 def closed() -> BetRefused:
@@ -114,9 +145,13 @@ class LiveDealer:
     bets: Mapping[str, int]
     shown_version: int | None | Terms = IN_FORCE
     now: dt.datetime | None = None
+    # SHA-256 hex of the player's secret seed, sent with a bet on a new
+    # shoe's first coup (ignored on the others).
+    commit: str = ""
     game: str = Game.BACCARAT
     coup: Coup | None = field(default=None, init=False)
     seeds: rounds.Seeds | None = field(default=None, init=False)
+    shoe_seed: ShoeSeed | None = field(default=None, init=False)
 
     @property
     def stale_slip(self) -> str:
@@ -148,7 +183,9 @@ class LiveDealer:
             chips=table.chips,
             balance=balance,
         )
-        shoe = Shoe.objects.only("commitment").get(pk=coup.shoe_id)
+        shoe = Shoe.objects.only("commitment", "entropy").get(pk=coup.shoe_id)
+        if self.commit and not shoe.entropy:
+            self.shoe_seed = ShoeSeed(shoe=shoe, player=user, commitment=_commitment(self.commit))
         self.coup = coup
         self.seeds = rounds.Seeds(
             server_seed="",  # the shoe's seed is published with the whole shoe
@@ -172,12 +209,16 @@ class LiveDealer:
     ) -> rounds.Dealt:
         if self.coup is None:  # check() finds it first
             raise closed()
+        if self.shoe_seed is not None:
+            self.shoe_seed.save()
         return rounds.Dealt(
             status=Round.Status.OPEN,
             bets=stakes,
             returns={},
             cards=[],
-            detail={"live": True, "coup": self.coup.number},
+            # "seed": the shoe whose shuffle awaits this player's seed.
+            detail={"live": True, "coup": self.coup.number}
+            | ({"seed": self.coup.shoe_id} if self.shoe_seed is not None else {}),
             postings=stake_postings(stakes),
             coup_id=self.coup.pk,
         )
@@ -193,14 +234,51 @@ def place_bet(
     bets: Mapping[str, int],
     slip_key: str,
     shown_version: int | None | Terms = IN_FORCE,
+    commit: str = "",
     now: dt.datetime | None = None,
 ) -> rounds.Placed:
     """Stake a slip on the coup taking bets at ``table`` (refused once it
-    has closed); idempotent per ``slip_key`` as every round."""
+    has closed); idempotent per ``slip_key`` as every round. ``commit``:
+    the player's seed commitment, kept when the coup is a new shoe's first."""
     if not table.live:
         raise BetRefused(_("This table deals each player's own rounds."), code="not_live")
-    dealer = LiveDealer(bets=dict(bets), shown_version=shown_version, now=now)
+    dealer = LiveDealer(bets=dict(bets), shown_version=shown_version, commit=commit, now=now)
     return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
+
+
+def reveal(*, user: User, table: Table, seed: str, now: dt.datetime | None = None) -> ShoeSeed:
+    """The player's secret seed for the new shoe, revealed after its first
+    coup's betting closed: it must hash to the commitment they made with
+    their bet, and arrive before the shoe is shuffled."""
+    now = now or timezone.now()
+    try:
+        shoe_rules.contribution("-", seed)
+    except ValueError:
+        raise BetRefused(
+            _("A seed is 1 to 64 characters, without ':' or a line break."), code="seed"
+        ) from None
+    with transaction.atomic():
+        coup = _shared_coup(table)
+        if (
+            coup is None
+            or coup.status != Coup.Status.REVEALING
+            or now >= coup.closes_at + dt.timedelta(seconds=REVEAL_SECONDS)
+        ):
+            raise BetRefused(_("There is no seed to reveal now."), code="no_reveal")
+        mine = (
+            ShoeSeed.objects.select_for_update().filter(shoe_id=coup.shoe_id, player=user).first()
+        )
+        if mine is None:
+            raise BetRefused(_("You committed no seed to this shoe."), code="no_commit")
+        if shoe_rules.seed_commitment(seed) != mine.commitment:
+            raise BetRefused(
+                _("This seed does not match the commitment sent with your bet."),
+                code="mismatch",
+            )
+        if not mine.seed:
+            mine.seed, mine.revealed_at = seed, now
+            mine.save(update_fields=["seed", "revealed_at"])
+        return mine
 
 
 # ------------------------------------------------------------------ the dealer
@@ -219,7 +297,9 @@ def tables_to_deal() -> list[Table]:
     """The open live tables, and any table still holding a coup that takes
     bets (closed or made private since: ``advance`` refunds that coup)."""
     return list(
-        Table.objects.filter(Q(live=True, enabled=True) | Q(coups__status=Coup.Status.BETTING))
+        Table.objects.filter(
+            Q(live=True, enabled=True) | Q(coups__status__in=[*UNDECIDED, Coup.Status.SQUEEZING])
+        )
         .distinct()
         .order_by("pk")
     )
@@ -277,7 +357,9 @@ def _open_coup(table: Table, shoe: Shoe, number: int, now: dt.datetime) -> Coup:
 class Step:
     """What ``advance`` did: "opened", "dealt", "void", "waiting" (the
     shoe's first coup had no bet: its window opened again) or "" (nothing
-    was due)."""
+    was due); a squeezed coup (``live_squeeze``): "squeezing" (dealt face
+    down), "peeled" (a card opened, the next peel began), "squeezed" (its
+    last card opened and its bets settled)."""
 
     did: str
     coup: Coup | None = None
@@ -293,7 +375,9 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
         coup = _latest_coup(locked)
         if not (locked.live and locked.enabled):
             # An operator closed the table, or made it private, mid-coup.
-            if coup is None or coup.status != Coup.Status.BETTING:
+            if coup is not None and coup.status == Coup.Status.SQUEEZING:
+                return _open_squeezed(coup, now)  # the cards are drawn: they open
+            if coup is None or coup.status not in UNDECIDED:
                 return Step("")
             _void_coup(
                 coup,
@@ -301,7 +385,9 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
                 _("The table closed before this coup was dealt; every bet on it is refunded."),
             )
             return Step("void", coup)
-        if coup is None or coup.status != Coup.Status.BETTING:
+        if coup is not None and coup.status == Coup.Status.SQUEEZING:
+            return _squeeze_step(coup, now)
+        if coup is None or coup.status not in UNDECIDED:
             resting = (
                 coup is not None
                 and coup.dealt_at is not None
@@ -309,16 +395,20 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
             )
             if resting:
                 return Step("")
-            opened = _next_coup(locked, coup, now)
-            step = Step("opened", opened)
-        elif now < coup.closes_at:
+            return Step("opened", _next_coup(locked, coup, now))
+        revealing = coup.status == Coup.Status.REVEALING
+        due = coup.closes_at + dt.timedelta(seconds=REVEAL_SECONDS if revealing else 0)
+        if now < due:
             return Step("")
-        elif now >= coup.closes_at + (coup.closes_at - coup.opens_at):
+        if now >= due + (coup.closes_at - coup.opens_at):
             _void_coup(coup, now, _("The coup was not dealt in time; every bet on it is refunded."))
-            step = Step("void", coup)
-        else:
-            step = _deal_coup(locked, coup, now)
-    return step
+            return Step("void", coup)
+        shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
+        if shoe.entropy:
+            return _deal_coup(coup, shoe, now)
+        if revealing:
+            return _shuffle_and_deal(coup, shoe, now)
+        return _close_first_coup(coup, shoe, now)
 
 
 def _next_coup(table: Table, last: Coup | None, now: dt.datetime) -> Coup:
@@ -327,24 +417,66 @@ def _next_coup(table: Table, last: Coup | None, now: dt.datetime) -> Coup:
     return _open_coup(table, last.shoe, last.number + 1, now)
 
 
-def _deal_coup(table: Table, coup: Coup, now: dt.datetime) -> Step:
-    shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
+def _close_first_coup(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
+    """A new shoe's first betting window closed: its commitments are fixed
+    and the players reveal their seeds. With no bet, the window opens again
+    (the shoe waits for a player); with bets but no commitment, the coup is
+    void and the shoe, unshuffled, is put away."""
+    if not Round.objects.filter(coup=coup, status=Round.Status.OPEN).exists():
+        seconds = coup.closes_at - coup.opens_at
+        coup.opens_at, coup.closes_at = now, now + seconds
+        coup.save(update_fields=["opens_at", "closes_at"])
+        return Step("waiting", coup)
+    committed = ShoeSeed.objects.filter(shoe=shoe).values_list("player_id", "commitment")
+    shoe.commitments = sorted(f"{pseudonym(player)}:{digest}" for player, digest in committed)
+    if not shoe.commitments:
+        return _unshuffled(
+            coup,
+            shoe,
+            now,
+            _(
+                "No player committed a seed to the new shoe, so it could not be shuffled; every bet on this coup is refunded."
+            ),
+        )
+    shoe.save(update_fields=["commitments"])
+    coup.status = Coup.Status.REVEALING
+    coup.save(update_fields=["status"])
+    return Step("revealing", coup)
+
+
+def _shuffle_and_deal(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
+    """The reveals are in: the revealed seeds fix the shoe's order (a
+    commitment not revealed counts for nothing), then its first coup is dealt."""
+    revealed = ShoeSeed.objects.filter(shoe=shoe).exclude(seed="")
+    shoe.contributions = sorted(
+        shoe_rules.contribution(pseudonym(player), seed)
+        for player, seed in revealed.values_list("player_id", "seed")
+    )
+    if not shoe.contributions:
+        return _unshuffled(
+            coup,
+            shoe,
+            now,
+            _(
+                "No player revealed their seed in time, so the new shoe could not be shuffled; every bet on this coup is refunded."
+            ),
+        )
+    shoe.entropy = shoe_rules.shoe_entropy(shoe.contributions)
+    return _deal_coup(coup, shoe, now)
+
+
+def _unshuffled(coup: Coup, shoe: Shoe, now: dt.datetime, reason: str) -> Step:
+    shoe.save(update_fields=["commitments"])
+    _void_coup(coup, now, reason)  # and the shoe put away: the next step starts a new one
+    return Step("void", coup)
+
+
+def _deal_coup(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
     waiting = list(
         Round.objects.filter(coup=coup, status=Round.Status.OPEN)
         .select_related("version", "player")
         .order_by("player_id")
     )
-    if not shoe.entropy:
-        if not waiting:
-            # Nobody has bet on the shoe yet: its order waits for a seed.
-            seconds = coup.closes_at - coup.opens_at
-            coup.opens_at, coup.closes_at = now, now + seconds
-            coup.save(update_fields=["opens_at", "closes_at"])
-            return Step("waiting", coup)
-        shoe.contributions = sorted(
-            shoe_rules.contribution(pseudonym(r.player_id), r.client_seed) for r in waiting
-        )
-        shoe.entropy = shoe_rules.shoe_entropy(shoe.contributions)
     order = _order(shoe.server_seed, shoe.entropy, shoe.decks)
     start = shoe.position or shoe_rules.burned(order)
     dealt = shoe_rules.coup_at(order, start)
@@ -362,6 +494,8 @@ def _deal_coup(table: Table, coup: Coup, now: dt.datetime) -> Step:
     if shoe.position >= shoe_rules.cut_position(order):
         shoe.ended_at = now
     shoe.save(update_fields=["contributions", "entropy", "position", "ended_at"])
+    if live_squeeze.hold(table=coup.table, coup=coup, shoe=shoe, waiting=waiting, now=now):
+        return Step("squeezing", coup)  # its bets settle when the cards open
     for rnd in waiting:
         _settle(rnd, dealt, record, now)
     return Step("dealt", coup)
@@ -400,7 +534,16 @@ def _settle(rnd: Round, dealt: DealtCoup, record: dict[str, Any], now: dt.dateti
 def _void_coup(coup: Coup, now: dt.datetime, reason: str) -> None:
     coup.status = Coup.Status.VOID
     coup.dealt_at = now
-    coup.save(update_fields=["status", "dealt_at"])
+    coup.void_reason = reason
+    coup.save(update_fields=["status", "dealt_at", "void_reason"])
+    shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
+    if not shoe.entropy and shoe.ended_at is None:
+        # A new shoe's first coup void, its seeds committed or even revealed:
+        # the shoe is put away unshuffled and the next coup starts a new one
+        # with a new seed. Kept, its revealed seeds would let the house,
+        # which knows them and its own seed, choose a seed that picks the order.
+        shoe.ended_at = now
+        shoe.save(update_fields=["ended_at"])
     waiting = Round.objects.filter(coup=coup, status=Round.Status.OPEN).select_related("player")
     for rnd in waiting.order_by("player_id"):
         wallet = rounds.lock_wallet(rnd.player)
@@ -419,22 +562,73 @@ def _void_coup(coup: Coup, now: dt.datetime, reason: str) -> None:
         _tell_player(rnd)
 
 
+# ------------------------------------------------------------------ the squeeze
+# The squeeze's own rules are in services/live_squeeze.py; these are its
+# steps of the dealer, under the table's row lock as every step.
+
+
+def _squeeze_step(coup: Coup, now: dt.datetime) -> Step:
+    """A squeezing coup moves on when its card's time is up."""
+    due = live_squeeze.due(coup, now)
+    if due == "peel":
+        live_squeeze.next_peel(coup, now)
+        return Step("peeled", coup)
+    if due == "open":
+        return _open_squeezed(coup, now)
+    return Step("")
+
+
+def _open_squeezed(coup: Coup, now: dt.datetime) -> Step:
+    """Every card of a squeezed coup opens: it is dealt, its bets settled."""
+    dealt, record = live_squeeze.open_all(coup, now)
+    waiting = (
+        Round.objects.filter(coup=coup, status=Round.Status.OPEN)
+        .select_related("version", "player")
+        .order_by("player_id")
+    )
+    for rnd in waiting:
+        _settle(rnd, dealt, record, now)
+    return Step("squeezed", coup)
+
+
+def open_card(*, table: Table, user: User, slot: str, now: dt.datetime | None = None) -> Step:
+    """The peeler opens the card they peel (``slot``): the next peel
+    begins or, that card the last, the coup is dealt and settled. From
+    anyone else, or for another card, it changes nothing (``Step("")``)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = _lock_table(table)
+        coup = _latest_coup(locked) if locked is not None else None
+        if coup is None or not live_squeeze.may_open(coup, user_id=user.pk, slot=slot):
+            return Step("")
+        if live_squeeze.is_last(coup):
+            return _open_squeezed(coup, now)
+        live_squeeze.next_peel(coup, now)
+        return Step("peeled", coup)
+
+
 # ------------------------------------------------------------------ what is public
 
 
 def shoe_document(shoe: Shoe) -> dict[str, Any] | None:
     """The shoe as published once it has ended (docs/fairness.md, Live
     tables): everything ``python -m games.baccarat.live`` and the browser's
-    ``verifyShoe`` replay. None while the shoe is being dealt."""
-    if shoe.ended_at is None:
+    ``verifyShoe`` replay. None while the shoe is being dealt, and for a
+    shoe put away unshuffled (no player's seed: it dealt no card)."""
+    if shoe.ended_at is None or not shoe.entropy:
         return None
-    coups = shoe.coups.filter(status=Coup.Status.DEALT).order_by("number")
+    coups = shoe.coups.filter(status__in=[Coup.Status.DEALT, Coup.Status.VOID]).order_by("number")
     return {
         "table": shoe.table.slug,
         "shoe": shoe.number,
         "server_seed": shoe.server_seed,
         "commitment": shoe.commitment,
         "decks": shoe.decks,
+        "commitments": list(shoe.commitments),
         "contributions": list(shoe.contributions),
-        "coups": [{"number": c.number, "cards": list(c.cards)} for c in coups],
+        "coups": [
+            {"number": c.number, "cards": list(c.cards)}
+            | ({"void": True} if c.status == Coup.Status.VOID else {})
+            for c in coups
+        ],
     }

@@ -19,6 +19,7 @@ from games.presets import PRESET_NAMES_JA, PRESETS
 # Fields whose change makes a new version: what a round is played under.
 VERSIONED_FIELDS = (
     "decks", "pays", "limits", "max_bet", "squeeze_threshold", "decision_timeout", "betting_seconds",
+    "squeeze_seconds",
 )  # fmt: skip
 AUDITED_FIELDS = (
     "name",
@@ -49,6 +50,7 @@ def snapshot_version(*, table: Table, actor: User | None = None) -> TableVersion
         squeeze_threshold=table.squeeze_threshold,
         decision_timeout=table.decision_timeout,
         betting_seconds=table.betting_seconds,
+        squeeze_seconds=table.squeeze_seconds,
         created_by=actor,
     )
     Table.objects.filter(pk=table.pk).update(current_version=version)

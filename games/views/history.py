@@ -30,7 +30,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from commitlog.reads import round_entry
-from games.models import Coup, Game, Profile, Round
+from games.models import Coup, Game, Profile, Round, ShoeSeed
 from games.selectors import history as selectors
 from games.selectors.history_export import csv_rows
 from games.selectors.play_safe import zone_of
@@ -222,10 +222,17 @@ def _round_context(request: PlayerRequest, rnd: Round) -> dict[str, Any]:
         "own": own,
         "back_url": back,
         **round_entry(rnd.server_seed_hash),  # log_index, log_leaf_b64
-        "live_coup": Coup.objects.select_related("shoe").get(pk=rnd.coup_id)
-        if rnd.coup_id
-        else None,
+        **_live_context(rnd),
     }
+
+
+def _live_context(rnd: Round) -> dict[str, Any]:
+    """A live bet's coup and the seed its player added to the shoe's shuffle (if any)."""
+    if not rnd.coup_id:
+        return {"live_coup": None}
+    coup = Coup.objects.select_related("shoe").get(pk=rnd.coup_id)
+    mine = ShoeSeed.objects.filter(shoe_id=coup.shoe_id, player_id=rnd.player_id).first()
+    return {"live_coup": coup, "shoe_seed": mine}
 
 
 @login_required

@@ -56,6 +56,7 @@ def bet(request: PlayerRequest, table: Table) -> HttpResponse:
             bets=slip_stakes(request.POST, AREAS),
             slip_key=request.POST.get("slip_key", ""),
             shown_version=table_version(request.POST),
+            commit=request.POST.get("commit", ""),
         )
     except GameError as exc:
         return _refused(request, table, exc)

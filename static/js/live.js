@@ -6,7 +6,14 @@
    (data-closes-at) and its own clock when it drew the state (data-now),
    so the countdown runs on the server's time, whatever this device's
    clock says. The server's word is final: a bet that reaches it after the
-   close is refused. */
+   close is refused.
+
+   A new shoe (#live-state[data-new-shoe]) is shuffled with a secret seed
+   from each player who bets on its first coup: this page draws the seed,
+   keeps it in localStorage (a reload keeps it), and sends only its SHA-256
+   with the bet (the slip's hidden "commit" field). When betting has closed
+   and every commitment is fixed (data-status="revealing") it reveals the
+   seed over the socket, if BET's answer said the commitment was kept. */
 import "./baccarat.js";
 
 const TICK_MS = 250;
@@ -33,5 +40,67 @@ function tick() {
   }
 }
 
-window.setInterval(tick, TICK_MS);
+let socket = null; // the htmx ws extension's socket wrapper
+document.addEventListener("htmx:wsOpen", function (evt) { socket = (evt.detail && evt.detail.socketWrapper) || null; });
+document.addEventListener("htmx:wsClose", function () { socket = null; });
+
+const revealed = new Set(); // shoes whose seed this page has sent
+let committing = ""; // the shoe whose commitment the slip holds (or is computing)
+
+function seedKey(state) {
+  return "live-seed:" + state.dataset.table + ":" + state.dataset.shoe;
+}
+
+function hex(bytes) {
+  return Array.from(new Uint8Array(bytes), function (b) { return b.toString(16).padStart(2, "0"); }).join("");
+}
+
+function commit(state) {
+  const field = document.querySelector("#bac-slip input[name=commit]");
+  if (!field) return;
+  const key = seedKey(state);
+  if (!state.dataset.newShoe || !(window.crypto && crypto.subtle)) {
+    field.value = "";
+    committing = "";
+    return;
+  }
+  if (committing === key) return;
+  committing = key;
+  let seed = localStorage.getItem(key);
+  if (!seed) {
+    seed = hex(crypto.getRandomValues(new Uint8Array(16)));
+    localStorage.setItem(key, seed);
+  }
+  crypto.subtle.digest("SHA-256", new TextEncoder().encode(seed)).then(function (digest) {
+    if (committing === key) field.value = hex(digest);
+  });
+}
+
+// BET's answer (over the socket or HTTP) says when the server kept the commitment.
+function noteCommitted(html) {
+  const state = document.getElementById("live-state");
+  const found = typeof html === "string" && html.match(/data-committed="(\d+)"/);
+  if (state && found) localStorage.setItem("live-seed:" + state.dataset.table + ":" + found[1] + ":committed", "1");
+}
+document.addEventListener("htmx:wsAfterMessage", function (evt) { noteCommitted(evt.detail && evt.detail.message); });
+document.addEventListener("htmx:afterRequest", function (evt) { noteCommitted(evt.detail && evt.detail.xhr && evt.detail.xhr.responseText); });
+
+function reveal(state) {
+  const key = seedKey(state);
+  if (state.dataset.status !== "revealing" || revealed.has(key) || !socket) return;
+  const seed = localStorage.getItem(key);
+  if (!seed || !localStorage.getItem(key + ":committed")) return;
+  revealed.add(key);
+  socket.send(JSON.stringify({ action: "reveal", seed: seed }));
+}
+
+function seeds() {
+  const state = document.getElementById("live-state");
+  if (!state || !state.dataset.shoe) return;
+  commit(state);
+  reveal(state);
+}
+
+window.setInterval(function () { tick(); seeds(); }, TICK_MS);
 tick();
+seeds();

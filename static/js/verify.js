@@ -446,35 +446,59 @@ async function verifyShoe(doc) {
   try {
     seed = hexToBytes(doc.server_seed);
     if (!Number.isInteger(doc.decks) || doc.decks < 1 || doc.decks > 8) throw new Error("decks is a whole number from 1 to 8");
-    if (!Array.isArray(doc.contributions) || !Array.isArray(doc.coups)) throw new Error("contributions and coups are lists");
+    if (![doc.commitments, doc.contributions, doc.coups].every(Array.isArray)) throw new Error("commitments, contributions and coups are lists");
+    if (!doc.coups.every((coup) => coup && Number.isInteger(coup.number))) throw new Error("a coup's number is a whole number");
+    if (!doc.coups.every((coup) => Array.isArray(coup.cards))) throw new Error("a coup's cards are a list");
   } catch (err) {
     return ["not a shoe document: " + err.message];
   }
   const items = doc.contributions.map(String).sort(byUtf8);
   if (!items.length) return ["a shoe needs at least one player's seed"];
   if (new Set(items).size !== items.length) return ["a contribution appears twice"];
+  // Each revealed seed hashes to its player's one commitment, fixed before any reveal.
+  const split = (item) => { const at = item.indexOf(":"); return at < 0 ? [item, ""] : [item.slice(0, at), item.slice(at + 1)]; };
+  const committed = new Map();
+  for (const item of doc.commitments.map(String)) {
+    const [name, digest] = split(item);
+    if (committed.has(name)) problems.push(name + ": committed twice");
+    committed.set(name, digest.trim().toLowerCase());
+  }
+  for (const item of doc.contributions.map(String)) {
+    const [name, seedText] = split(item);
+    if (!committed.has(name)) problems.push(name + ": a seed revealed without a commitment");
+    else if ((await sha256Hex(encoder.encode(seedText))) !== committed.get(name)) {
+      problems.push(name + ": the revealed seed does not hash to its commitment");
+    }
+  }
   const entropy = await sha256Hex(encoder.encode(items.join("\n")));
   if ((await sha256Hex(seed)) !== String(doc.commitment).trim().toLowerCase()) {
     problems.push("the server seed does not hash to the commitment shown before the shoe");
   }
   const order = await deriveShoe(doc.server_seed, entropy, 0, doc.decks);
-  const coups = new Map();
+  const replay = []; // the cards of each coup the shoe deals, to the cut card
   let position = 1 + Math.min(RANKS.indexOf(order[0][0]) + 1, 10);
-  for (let number = 1; position < order.length - CUT_FROM_END; number++) {
+  while (position < order.length - CUT_FROM_END) {
     const cards = playCoup(order.slice(position)).cards.map((c) => c.code);
-    coups.set(number, cards);
+    replay.push(cards);
     position += cards.length;
   }
-  for (const coup of doc.coups) {
-    const want = coups.get(Number(coup.number));
-    if (!want) {
-      problems.push("coup " + coup.number + ": the shoe has no such coup");
-      continue;
+  // Every coup the table opened is listed, numbered 1, 2, 3 ...; a void one took no card.
+  if (!doc.coups.every((coup, i) => coup.number === i + 1)) {
+    problems.push("the coups are not numbered 1, 2, 3 ... without a gap or a repeat");
+  }
+  const shown = doc.coups.filter((coup) => coup.void !== true);
+  shown.forEach(function (coup, i) {
+    if (i >= replay.length) {
+      problems.push("coup " + coup.number + ": the shoe has no such coup (it ends at the cut card)");
+      return;
     }
-    const dealt = (coup.cards || []).map(String);
-    if (dealt.map(cardText).join(" ") !== want.join(" ")) {
-      problems.push("coup " + coup.number + ": dealt " + dealt.join(" ") + ", the shoe gives " + want.join(" "));
+    const dealt = coup.cards.map(String);
+    if (dealt.map(cardText).join(" ") !== replay[i].join(" ")) {
+      problems.push("coup " + coup.number + ": dealt " + dealt.join(" ") + ", the shoe gives " + replay[i].join(" "));
     }
+  });
+  if (shown.length < replay.length) {
+    problems.push("coups missing: the shoe deals " + replay.length + " coups to the cut card, the document shows " + shown.length);
   }
   return problems;
 }

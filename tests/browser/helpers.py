@@ -13,10 +13,14 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
+from django.utils import timezone
+from playwright.sync_api import expect
 
 from games.models import Round
+from games.services import play_safe
+from games.services.wallet import open_account
 
 T = TypeVar("T")
 
@@ -67,3 +71,19 @@ def log_in(context, live_url: str, user, **values) -> None:
     context.add_cookies(
         [{"name": settings.SESSION_COOKIE_NAME, "value": session.session_key, "url": live_url}]
     )
+
+
+def seat_at_live_table(browser, context_args, live_url, password_hash, name: str, size: dict):
+    """A new player at the live table in a browser of ``size``, its socket open: (page, user)."""
+    user = get_user_model().objects.create(
+        username=f"{name}{timezone.now().timestamp():.0f}", password=password_hash
+    )
+    open_account(user=user)
+    now = timezone.now()
+    play_safe.start_session(user=user, now=now)
+    context = browser.new_context(**{**context_args, "viewport": size})
+    log_in(context, live_url, user, **{play_safe.SESSION_STARTED: now.isoformat()})
+    page = context.new_page()
+    page.goto(f"{live_url}/baccarat/baccarat-live/")
+    expect(page.locator("body")).to_have_attribute("data-ws", "open")
+    return page, user

@@ -1,20 +1,18 @@
-"""A live table seen by three players at once: two bet on the coup, one
-only watches, and all three see the same shoe and coup, the countdown, the
-same cards and the same road; each betting player's own balance moves by
-what their bet returned."""
+"""A live table seen by three players at once: two bet on the new shoe's
+first coup (each page committing a secret seed with its bet and revealing
+it when betting closes), one only watches, and all three see the same shoe
+and coup, the countdown, the same cards and the same road; each betting
+player's own balance moves by what their bet returned."""
 
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.models import Round, Shoe, Table
-from games.services import play_safe
 from games.services.tables import create_presets, save_table, table_snapshot
-from games.services.wallet import open_account
-from tests.browser.helpers import eventually, log_in
+from tests.browser.helpers import eventually, seat_at_live_table
+from tests.live import finish_shoe
 
 pytestmark = pytest.mark.browser
 
@@ -37,22 +35,11 @@ def live_table(orm):
 
 
 def seated(browser, context_args, live_url, password_hash, n: int):
-    pages, users = [], []
-    for i, size in enumerate(SIZES[:n]):
-        user = get_user_model().objects.create(
-            username=f"live{i}x{timezone.now().timestamp():.0f}", password=password_hash
-        )
-        open_account(user=user)
-        now = timezone.now()
-        play_safe.start_session(user=user, now=now)
-        context = browser.new_context(**{**context_args, "viewport": size})
-        log_in(context, live_url, user, **{play_safe.SESSION_STARTED: now.isoformat()})
-        page = context.new_page()
-        page.goto(f"{live_url}{TABLE}")
-        expect(page.locator("body")).to_have_attribute("data-ws", "open")
-        pages.append(page)
-        users.append(user)
-    return pages, users
+    seats = [
+        seat_at_live_table(browser, context_args, live_url, password_hash, f"live{i}x", size)
+        for i, size in enumerate(SIZES[:n])
+    ]
+    return [page for page, _ in seats], [user for _, user in seats]
 
 
 def test_three_players_see_one_coup_one_deal_one_road(
@@ -79,6 +66,9 @@ def test_three_players_see_one_coup_one_deal_one_road(
         expect(page.get_by_test_id("share-player")).to_contain_text("80%")  # 100 of 125
         expect(page.get_by_test_id("share-banker")).to_contain_text("20%")
 
+    # Betting closes; both betting pages reveal their seeds, and the shoe is shuffled with them.
+    for page in (ann, bob):
+        expect(page.get_by_test_id("slip-note")).to_contain_text("seed is revealed", timeout=20_000)
     for page in (ann, bob, cat):
         expect(page.get_by_test_id("live-result")).to_have_attribute(
             "data-coup", coup, timeout=20_000
@@ -98,6 +88,8 @@ def test_three_players_see_one_coup_one_deal_one_road(
         "ann's bet settled",
     )
     assert " ".join(settled.detail["player"] + settled.detail["banker"]) == cards[0]
+    shoe = Shoe.objects.get(pk=settled.coup.shoe_id)
+    assert len(shoe.commitments) == len(shoe.contributions) == 2  # both seeds counted
     ann_user.wallet.refresh_from_db()
     shown = f"{ann_user.wallet.balance // 100:,}"
     expect(ann.get_by_test_id("header-balance")).to_have_text(shown)
@@ -105,7 +97,7 @@ def test_three_players_see_one_coup_one_deal_one_road(
     assert Round.objects.filter(player=bob_user, coup__number=int(coup)).exists()
 
     # The shoe ends (here at once): the bet's round page replays it whole in the browser.
-    Shoe.objects.filter(pk=settled.coup.shoe_id).update(ended_at=timezone.now())
+    finish_shoe(settled.coup.shoe_id)
     ann.goto(f"{live_url}/history/round/{settled.pk}/")
     ann.get_by_test_id("verify-shoe").click()
     expect(ann.get_by_test_id("shoe-verdict")).to_contain_text("Matches")

@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from games.baccarat.live import replay_shoe
+from games.baccarat.live import replay_shoe, seed_commitment
 
 ABOUT = (
     "A live table's shoe documents, genuine and tampered (docs/fairness.md, Live tables), "
@@ -33,21 +33,47 @@ OTHER = hashlib.sha256(b"another seed").digest()
 CONTRIBUTIONS = ["p-3f9a1c:lucky-seven", "p-81bd02:7f3e9a0c55d1", "p-c0ffee:my own seed"]
 # U+FFFF sorts before U+1F600 by code point (Python, UTF-8 bytes) but after
 # it by UTF-16 units (JavaScript's default sort).
-WIDE = ["p-aa0001:\uffff-wide", "p-aa0001:\U0001f600-smile", "p-bb0002:ｃｈｉｐｓ"]
+WIDE = ["p-aa0001:\uffff-wide", "p-aa0002:\U0001f600-smile", "p-bb0002:ｃｈｉｐｓ"]
 
 
-def document(seed: bytes, contributions: list[str], coups: int | None = None) -> dict[str, Any]:
+def committed(contributions: list[str]) -> list[str]:
+    """Each contribution's commitment, as the table fixed them before the reveals."""
+    out = []
+    for item in contributions:
+        name, _, seed = item.partition(":")
+        out.append(f"{name}:{seed_commitment(seed)}")
+    return sorted(out)
+
+
+def document(
+    seed: bytes,
+    contributions: list[str],
+    coups: int | None = None,
+    *,
+    withheld: tuple[str, ...] = (),
+) -> dict[str, Any]:
     replay = replay_shoe(seed, contributions, 8)
     return {
         "server_seed": seed.hex(),
         "commitment": replay.commitment,
         "decks": 8,
+        "commitments": sorted(committed(contributions) + list(withheld)),
         "contributions": contributions,
         "coups": [
             {"number": c.number, "cards": [str(x) for x in c.coup.cards_in_deal_order]}
             for c in replay.coups[:coups]
         ],
     }
+
+
+def with_void(coups: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+    """The coups as a table lists them when coup ``number`` was void."""
+    later = [{**c, "number": c["number"] + 1} for c in coups[number - 1 :]]
+    return [*coups[: number - 1], {"number": number, "void": True, "cards": []}, *later]
+
+
+def renumbered(coups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**c, "number": i} for i, c in enumerate(coups, 1)]
 
 
 def build() -> list[dict[str, Any]]:
@@ -69,7 +95,19 @@ def build() -> list[dict[str, Any]]:
             "name": "seeds outside ASCII",
             "expect": "match",
             "why": "sorted by code point (UTF-8 byte order), not by UTF-16 units",
-            "shoe": document(hashlib.sha256(b"a shoe whose seeds are not ASCII").digest(), WIDE, 3),
+            "shoe": document(hashlib.sha256(b"a shoe whose seeds are not ASCII").digest(), WIDE),
+        },
+        {
+            "name": "a commitment withheld",
+            "expect": "match",
+            "why": "a seed committed and never revealed counts for nothing; the list shows it",
+            "shoe": document(SEED, CONTRIBUTIONS, withheld=(f"p-dd0004:{'0' * 64}",)),
+        },
+        {
+            "name": "a void coup mid-shoe",
+            "expect": "match",
+            "why": "a coup void (refunded) takes its number and no card; the next coup deals on",
+            "shoe": {**genuine, "coups": with_void(genuine["coups"], 5)},
         },
     ]
 
@@ -89,10 +127,18 @@ def build() -> list[dict[str, Any]]:
     tampered("another commitment", "commitment", "the commitment shown is not the seed's", lambda s: s.update(commitment=hashlib.sha256(OTHER).hexdigest()))  # fmt: skip
     tampered("two cards of coup 5 swapped", "coup 5", "a coup's cards are not the shoe's", swap)
     tampered("a contribution left out", "coup 1", "a player's seed was dropped: another shoe", lambda s: s["contributions"].pop(1))  # fmt: skip
-    tampered("a contribution added", "coup 1", "a seed the table never published: another shoe", lambda s: s["contributions"].append("p-000000:house"))  # fmt: skip
+    tampered("a contribution added", "without a commitment", "a seed nobody committed before the close", lambda s: s["contributions"].append("p-000000:house"))  # fmt: skip
+    tampered("a seed changed after its commitment", "does not hash to its commitment", "a seed revealed is not the one committed", lambda s: s["contributions"].__setitem__(0, "p-3f9a1c:lucky-eight"))  # fmt: skip
+    tampered("a commitment twice", "committed twice", "one player, one commitment", lambda s: s["commitments"].append(s["commitments"][0]))  # fmt: skip
     tampered("a coup past the cut card", "no such coup", "the shoe ends at the cut card", lambda s: s["coups"].append(past_cut))  # fmt: skip
-    tampered("a contribution twice", "twice", "one player counted twice", lambda s: s["contributions"].append(CONTRIBUTIONS[0]))  # fmt: skip
+    tampered("a contribution twice", "appears twice", "one player counted twice", lambda s: s["contributions"].append(CONTRIBUTIONS[0]))  # fmt: skip
     tampered("no contributions", "at least one", "a shoe needs a player's seed", lambda s: s.update(contributions=[]))  # fmt: skip
+    tampered("a coup left out", "coups missing", "a coup the verifier never sees could hold any card", lambda s: s.update(coups=renumbered(s["coups"][:6] + s["coups"][7:])))  # fmt: skip
+    tampered("the last coups left out", "coups missing", "the document must show the shoe to its cut card", lambda s: s.update(coups=s["coups"][:10]))  # fmt: skip
+    tampered("no coups", "coups missing", "a shoe with nothing to check proves nothing", lambda s: s.update(coups=[]))  # fmt: skip
+    tampered("a coup listed twice", "numbered", "one coup, one number", lambda s: s["coups"].insert(3, s["coups"][3]))  # fmt: skip
+    tampered("a coup number not whole", "whole number", "1.9 is no coup's number", lambda s: s["coups"][0].update(number=1.9))  # fmt: skip
+    tampered("a dealt coup marked void", "coup 6", "a void coup took no card: the next coup's cards are the shoe's next", lambda s: s["coups"][4].update(void=True))  # fmt: skip
     tampered("a seed that is not hex", "not a shoe document", "the seed must be hexadecimal", lambda s: s.update(server_seed="zz"))  # fmt: skip
     return cases
 

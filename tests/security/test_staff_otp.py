@@ -165,13 +165,15 @@ def test_a_malformed_code_is_explained_and_not_counted(otp_on, db):
     assert client.post(code_page(), {"code": f"{code[:3]} {code[3:]}"}).status_code == 302
 
 
-def test_the_code_page_does_not_send_anyone_off_site(otp_on, db):
+@pytest.mark.parametrize("elsewhere", ["https://evil.example/admin/", "215935", "admin:index"])
+def test_the_code_page_sends_nobody_off_site_nor_anywhere_but_a_path(otp_on, db, elsewhere):
+    """Off site, or not a path at all (digits, a view's name: once taken
+    for a URL name, they failed the page after the code was accepted)."""
     user = staff()
     device = enrolled(user)
     client = signed_in(user)
     response = client.post(
-        reverse("staff_otp_verify"),
-        {"code": code_now(device), "next": "https://evil.example/admin/"},
+        reverse("staff_otp_verify"), {"code": code_now(device), "next": elsewhere}
     )
     assert response.status_code == 302 and response["Location"] == "/admin/"
 

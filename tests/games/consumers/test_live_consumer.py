@@ -14,6 +14,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
+from games.baccarat.live import seed_commitment
 from games.models import Coup, Round, Table
 from games.presenters import live as presenter
 from games.services import live
@@ -27,9 +28,20 @@ async def socket(user, slug: str) -> WebsocketCommunicator:
     return await baccarat_socket(user, slug, kind="live")
 
 
+SECRET = "the-page's-secret"
+
+
 async def bet_message(slip: str, **stakes) -> str:
     version = await database_sync_to_async(shown_version)("baccarat-live")
-    return json.dumps({"action": "bet", "slip_key": slip, "table_version": version, **stakes})
+    return json.dumps(
+        {
+            "action": "bet",
+            "slip_key": slip,
+            "table_version": version,
+            "commit": seed_commitment(SECRET),
+            **stakes,
+        }
+    )
 
 
 async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
@@ -46,9 +58,18 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     answer = await communicator.receive_from()
     assert 'id="bac-placed"' in answer and "placed on coup 1" in answer
 
-    # The dealer deals at the close: the socket hears the table's state and its own bet settled.
+    # At the close the commitments are fixed: the page reveals its seed.
     coup = await database_sync_to_async(Coup.objects.get)(table=table)
     await database_sync_to_async(presenter.tick)(now=coup.closes_at)
+    assert 'data-status="revealing"' in await communicator.receive_from()
+    await communicator.send_to(text_data=json.dumps({"action": "reveal", "seed": "another"}))
+    assert "does not match" in await communicator.receive_from()
+    await communicator.send_to(text_data=json.dumps({"action": "reveal", "seed": SECRET}))
+    assert "Your seed is revealed" in await communicator.receive_from()
+
+    # Then the dealer deals: the socket hears the table's state and its own bet settled.
+    deal_at = coup.closes_at + dt.timedelta(seconds=live.REVEAL_SECONDS)
+    await database_sync_to_async(presenter.tick)(now=deal_at)
     said = [await communicator.receive_from() for _ in range(2)]
     state = next(s for s in said if 'id="live-state"' in s)
     seat = next(s for s in said if 'id="live-seat"' in s)

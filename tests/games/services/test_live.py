@@ -8,14 +8,17 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.core.cache import cache
 from django.utils import timezone
 
+from commitlog.keys import pseudonym
 from commitlog.models import Leaf
 from games.baccarat import live as shoe_rules
 from games.baccarat.rules import play_coup
 from games.cards import Card
 from games.errors import BetRefused
-from games.models import Coup, LedgerEntry, Round, Shoe, Table
+from games.models import Coup, LedgerEntry, Round, Shoe, ShoeSeed, Table
+from games.presenters.live import DealerLease
 from games.services import baccarat, live
 from games.services.repair import find_problems
 from games.services.wallet import ledger_mismatches
@@ -34,10 +37,30 @@ def at(seconds: float) -> dt.datetime:
     return T0 + dt.timedelta(seconds=seconds)
 
 
-def bet(user, table, now, slip="s", **stakes):
+def secret(user) -> str:
+    return f"secret-of-{user.pk}"
+
+
+def bet(user, table, now, slip="s", commit=None, **stakes):
+    """A bet as the page sends it: on a new shoe's first coup, with the
+    commitment of the player's secret seed."""
     return live.place_bet(
-        user=user, table=table, bets=stakes or {"player": 1_000}, slip_key=slip, now=now
+        user=user,
+        table=table,
+        bets=stakes or {"player": 1_000},
+        slip_key=slip,
+        commit=shoe_rules.seed_commitment(secret(user)) if commit is None else commit,
+        now=now,
     )
+
+
+def shuffle_and_deal(table, players, close=15.0):
+    """A new shoe's first coup from its close: commitments fixed, each
+    player's seed revealed, then the deal."""
+    assert live.advance(table, now=at(close)).did == "revealing"
+    for user in players:
+        live.reveal(user=user, table=table, seed=secret(user), now=at(close + 1))
+    return live.advance(table, now=at(close + live.REVEAL_SECONDS))
 
 
 def balance(user) -> int:
@@ -60,12 +83,14 @@ def test_a_coup_takes_bets_then_deals_and_settles_every_bet_on_it(table, make_pl
     assert a.server_seed == "" and a.server_seed_hash == shoe.commitment  # the seed stays hidden
 
     assert live.advance(table, now=at(14)).did == ""  # not yet
-    dealt = live.advance(table, now=at(15))
+    dealt = shuffle_and_deal(table, [ann, bob])
     assert dealt.did == "dealt"
     coup = Coup.objects.get(pk=dealt.coup.pk)
     shoe.refresh_from_db()
-    # The shoe's order is fixed by the seeds of the first coup's bets.
-    assert len(shoe.contributions) == 2
+    # The shoe's order is fixed by the seeds the first coup's players revealed.
+    assert shoe.contributions == sorted(
+        shoe_rules.contribution(pseudonym(u.pk), secret(u)) for u in (ann, bob)
+    )
     order = shoe_rules.shoe_order(bytes.fromhex(shoe.server_seed), shoe.entropy, 8)
     expected = play_coup(order[shoe_rules.burned(order) :])
     assert coup.cards == [str(c) for c in expected.cards_in_deal_order]
@@ -95,11 +120,16 @@ def test_after_the_deal_a_late_bet_is_refused_until_the_next_window(table, make_
     bet(ann, table, at(1))
     live.advance(table, now=at(15))
     with pytest.raises(BetRefused, match="No more bets"):
-        bet(bob, table, at(15.5), slip="late")
-    assert live.advance(table, now=at(16)).did == ""  # the result stays on screen
-    nxt = live.advance(table, now=at(15 + live.RESULT_SECONDS))
+        bet(bob, table, at(15.5), slip="late")  # while the seeds are revealed
+    live.reveal(user=ann, table=table, seed=secret(ann), now=at(16))
+    dealt = live.advance(table, now=at(18))
+    assert dealt.did == "dealt"
+    with pytest.raises(BetRefused, match="No more bets"):
+        bet(bob, table, at(18.5), slip="late")
+    assert live.advance(table, now=at(19)).did == ""  # the result stays on screen
+    nxt = live.advance(table, now=at(18 + live.RESULT_SECONDS))
     assert nxt.did == "opened" and nxt.coup.number == 2
-    assert bet(bob, table, at(22), slip="late").round.coup_id == nxt.coup.pk
+    assert bet(bob, table, at(25), slip="late").round.coup_id == nxt.coup.pk
 
 
 def test_one_slip_per_player_per_coup_and_a_replayed_slip_charges_once(table, make_player):
@@ -142,6 +172,11 @@ def test_two_dealers_deal_a_coup_once(table, make_player):
     live.advance(table, now=at(0))
     bet(ann, table, at(1))
     assert [live.advance(table, now=at(15)).did, live.advance(table, now=at(15)).did] == [
+        "revealing",
+        "",
+    ]
+    live.reveal(user=ann, table=table, seed=secret(ann), now=at(16))
+    assert [live.advance(table, now=at(18)).did, live.advance(table, now=at(18)).did] == [
         "dealt",
         "",
     ]
@@ -167,7 +202,10 @@ def test_the_shoe_is_published_at_its_end_and_replays(table, make_player, settin
     bet(ann, table, now, slip="first")
     shoe = Shoe.objects.get(table=table)
     assert live.shoe_document(shoe) is None  # not while it is dealt
-    dealt = 0
+    assert shuffle_and_deal(table, [ann]).did == "dealt"
+    now, dealt = at(15 + live.REVEAL_SECONDS + live.RESULT_SECONDS), 1
+    live.advance(table, now=now)
+    shoe.refresh_from_db()
     while shoe.ended_at is None:
         now += dt.timedelta(seconds=15)
         step = live.advance(table, now=now)
@@ -220,3 +258,139 @@ def test_an_operator_closing_the_table_mid_coup_refunds_its_bets(table, make_pla
     assert rnd.status == Round.Status.VOID and balance(ann) == 100_000
     assert table not in live.tables_to_deal()
     assert ledger_mismatches() == []
+
+
+# ------------------------------------------------------------------ commit, then reveal
+
+
+def test_a_seed_counts_only_if_revealed_as_committed_before_the_close(table, make_player):
+    """The house (or any player) cannot pick the order: a seed is fixed by
+    its commitment before the close, revealed only after it, and a seed
+    that does not match its commitment, or comes too early or too late, is
+    refused. A commitment withheld counts for nothing and stays listed."""
+    ann, bob, cat = (make_player(chips=1_000) for _ in range(3))
+    live.advance(table, now=at(0))
+    for user in (ann, bob, cat):
+        bet(user, table, at(1), slip=f"s{user.pk}")
+    with pytest.raises(BetRefused, match="no seed to reveal"):
+        live.reveal(user=ann, table=table, seed=secret(ann), now=at(2))  # before the close
+    assert live.advance(table, now=at(15)).did == "revealing"
+    with pytest.raises(BetRefused, match="does not match"):
+        live.reveal(user=ann, table=table, seed="another-seed", now=at(16))
+    live.reveal(user=ann, table=table, seed=secret(ann), now=at(16))
+    live.reveal(user=ann, table=table, seed=secret(ann), now=at(16.5))  # again: the same
+    with pytest.raises(BetRefused, match="no seed to reveal"):  # too late
+        live.reveal(user=bob, table=table, seed=secret(bob), now=at(15 + live.REVEAL_SECONDS))
+    assert live.advance(table, now=at(15 + live.REVEAL_SECONDS)).did == "dealt"
+    shoe = Shoe.objects.get(table=table)
+    assert shoe.contributions == [shoe_rules.contribution(pseudonym(ann.pk), secret(ann))]
+    assert len(shoe.commitments) == 3
+    assert shoe_rules.withheld(shoe.commitments, shoe.contributions) == sorted(
+        pseudonym(u.pk) for u in (bob, cat)
+    )
+    assert shoe_rules.check_reveals(shoe.commitments, shoe.contributions) == []
+
+
+def test_a_player_who_committed_nothing_has_nothing_to_reveal(table, make_player):
+    ann, bob = make_player(chips=1_000), make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    bet(ann, table, at(1))
+    bet(bob, table, at(1), commit="")  # a bet without a seed of its own
+    live.advance(table, now=at(15))
+    with pytest.raises(BetRefused, match="committed no seed"):
+        live.reveal(user=bob, table=table, seed=secret(bob), now=at(16))
+    assert ShoeSeed.objects.filter(player=bob).count() == 0
+
+
+def test_a_malformed_commitment_takes_nothing(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    with pytest.raises(BetRefused, match="SHA-256"):
+        bet(ann, table, at(1), commit="not-a-hash")
+    assert balance(ann) == 100_000 and not Round.objects.filter(player=ann).exists()
+
+
+def test_a_commitment_on_a_later_coup_is_not_kept(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    bet(ann, table, at(1))
+    shuffle_and_deal(table, [ann])
+    live.advance(table, now=at(30))
+    bet(ann, table, at(31), slip="second", commit=shoe_rules.seed_commitment("late"))
+    assert list(ShoeSeed.objects.values_list("commitment", flat=True)) == [
+        shoe_rules.seed_commitment(secret(ann))
+    ]
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_a_new_shoe_nobody_seeded_is_put_away_and_its_bets_refunded(table, make_player, committed):
+    """Bets but no commitment at the close, or commitments but no reveal:
+    the shoe cannot be shuffled by the players, so no card is dealt from
+    it; every bet is refunded and the next window starts a new shoe."""
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    rnd = bet(ann, table, at(1), commit=None if committed else "").round
+    step = live.advance(table, now=at(15))
+    if committed:
+        assert step.did == "revealing"
+        step = live.advance(table, now=at(15 + live.REVEAL_SECONDS))
+    assert step.did == "void"
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.VOID and "seed" in rnd.void_reason
+    assert balance(ann) == 100_000 and ledger_mismatches() == []
+    shoe = Shoe.objects.get(table=table)
+    assert shoe.ended_at is not None and shoe.entropy == "" and live.shoe_document(shoe) is None
+    nxt = live.advance(table, now=at(15 + live.REVEAL_SECONDS + live.RESULT_SECONDS))
+    assert nxt.did == "opened" and nxt.coup.shoe.number == 2
+
+
+def test_a_dealer_that_died_while_seeds_were_revealed_refunds_the_coup(table, make_player):
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    rnd = bet(ann, table, at(1)).round
+    live.advance(table, now=at(15))
+    assert live.advance(table, now=at(15 + live.REVEAL_SECONDS + 15)).did == "void"
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.VOID and balance(ann) == 100_000
+
+
+def test_one_dealer_holds_the_lease_and_a_standby_takes_it_when_it_lapses():
+    """Two dealer processes: one deals, the other stands by; when the first
+    stops renewing (killed), its lease lapses and the standby deals."""
+    cache.delete(DealerLease.KEY)
+    first, standby = DealerLease(), DealerLease()
+    assert first.held() and not standby.held()
+    assert first.held() and not standby.held()  # renewed on each pass
+    cache.delete(DealerLease.KEY)  # the first dealer died: its lease ran out
+    assert standby.held() and not first.held()
+
+
+@pytest.mark.parametrize("how", ["table closed and opened", "dealer died"])
+def test_a_new_shoe_void_once_its_seeds_are_known_is_never_dealt(table, make_player, how):
+    """An attack on the shuffle: void a new shoe's first coup after its
+    seeds were revealed (staff turn the table off and on, or the dealer
+    misses its window). Kept, the shoe would let the house, knowing its own
+    seed and the revealed ones, commit a seed that picks the order at the
+    next window. The shoe is put away unshuffled; the next coup is a new
+    shoe with a new seed, and the seeds revealed count for nothing."""
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    bet(ann, table, at(1))
+    assert live.advance(table, now=at(15)).did == "revealing"
+    live.reveal(user=ann, table=table, seed=secret(ann), now=at(16))
+    if how == "dealer died":
+        then = at(15 + live.REVEAL_SECONDS + 15)
+        assert live.advance(table, now=then).did == "void"
+    else:
+        then = at(16.5)
+        Table.objects.filter(pk=table.pk).update(enabled=False)
+        assert live.advance(table, now=then).did == "void"
+        Table.objects.filter(pk=table.pk).update(enabled=True)
+    old = Shoe.objects.get(table=table)
+    assert old.ended_at == then and old.entropy == "" and live.shoe_document(old) is None
+    assert balance(ann) == 100_000 and ledger_mismatches() == []
+    nxt = live.advance(table, now=then + dt.timedelta(seconds=live.RESULT_SECONDS))
+    assert nxt.did == "opened" and nxt.coup.shoe.number == 2
+    assert nxt.coup.shoe.commitment != old.commitment
+    bet(ann, table, then + dt.timedelta(seconds=live.RESULT_SECONDS + 1), slip="again")
+    assert ShoeSeed.objects.filter(shoe=nxt.coup.shoe, player=ann).exists()

@@ -10,9 +10,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from games.baccarat.live import check_document
-from games.models import Round, Shoe, Table
+from games.baccarat.live import check_document, seed_commitment
+from games.models import Coup, Round, Shoe, Table
 from games.services import live
+from tests.live import finish_shoe, shoe_under_way
 from tests.tables import shown_version
 
 pytestmark = pytest.mark.django_db
@@ -32,11 +33,28 @@ def ann(client, make_player):
     return user
 
 
+SECRET = "a-secret-of-the-page"
+
+
 def bet(client, **fields):
-    data = {"slip_key": "k1", "table_version": shown_version("baccarat-live"), **fields}
+    data = {
+        "slip_key": "k1",
+        "table_version": shown_version("baccarat-live"),
+        "commit": seed_commitment(SECRET),
+        **fields,
+    }
     return client.post(
         reverse("baccarat_bet", args=["baccarat-live"]), data, HTTP_HX_REQUEST="true"
     )
+
+
+def deal_first_coup(table, user, start):
+    """The first coup's close, the player's seed revealed (the page does it
+    over the socket), the deal."""
+    close = start + dt.timedelta(seconds=15)
+    assert live.advance(table, now=close).did == "revealing"
+    live.reveal(user=user, table=table, seed=SECRET, now=close)
+    assert live.advance(table, now=close + dt.timedelta(seconds=live.REVEAL_SECONDS)).did == "dealt"
 
 
 def test_the_page_shows_the_coup_taking_bets(client, ann, table):
@@ -68,27 +86,29 @@ def test_bet_after_the_close_is_refused_and_takes_nothing(client, ann, table):
 def test_a_shoe_is_published_when_it_ends_and_not_before(client, ann, table):
     start = timezone.now() - dt.timedelta(seconds=10)  # its window closes in 5 s
     live.advance(table, now=start)
-    bet(client, player="10")
-    live.advance(table, now=start + dt.timedelta(seconds=15))
+    answer = bet(client, player="10").content.decode()
+    assert 'data-committed="1"' in answer  # the page will reveal its seed for shoe 1
+    deal_first_coup(table, ann, start)
     url = reverse("live_shoe", args=["baccarat-live", 1])
     assert client.get(url).status_code == 404  # the seed is still secret
-    Shoe.objects.filter(table=table).update(ended_at=timezone.now())
+    finish_shoe(Shoe.objects.get(table=table).pk)
     client.logout()  # public, as the commitment log is
     doc = client.get(url).json()
-    assert len(doc["coups"]) == 1 and check_document(doc) == []
+    assert len(doc["coups"]) > 60 and check_document(doc) == []
 
 
 def test_a_live_bet_s_round_page_keeps_the_shoe_s_seed_and_says_where_to_verify(client, ann, table):
     start = timezone.now() - dt.timedelta(seconds=10)
     live.advance(table, now=start)
     bet(client, player="10")
-    live.advance(table, now=start + dt.timedelta(seconds=15))
+    deal_first_coup(table, ann, start)
     rnd = Round.objects.get(player=ann)
     assert rnd.status == Round.Status.SETTLED
     shoe = Shoe.objects.get(table=table)
     page = client.get(reverse("history_round", args=[rnd.pk])).content.decode()
     assert shoe.server_seed not in page  # the rest of the shoe stays unknown
     assert "coup 1 of shoe 1" in page and 'data-testid="verify"' not in page
+    assert SECRET in page and seed_commitment(SECRET) in page  # the seed it added, as committed
     verdict = client.get(reverse("history_round_verify", args=[rnd.pk])).content.decode()
     assert shoe.server_seed not in verdict and "Does not match" not in verdict
     assert "verified whole" in verdict
@@ -108,3 +128,16 @@ def test_the_live_table_s_rules_and_a_waiting_bet_s_page_speak_of_the_live_table
     rnd = Round.objects.get(player=ann)
     page = client.get(reverse("history_round", args=[rnd.pk])).content.decode()
     assert "waits for its coup to be dealt" in page and "war or surrender" not in page
+
+
+def test_the_roads_in_detail_are_the_table_s_for_a_player_who_never_bet(client, ann, table):
+    """The roads dialog of a live table reads its shoe, as its roads do:
+    the same for everybody at it, a player with no bet included."""
+    start = timezone.now() - dt.timedelta(seconds=40)
+    shoe_under_way(table, next_opens_at=start + dt.timedelta(seconds=25))
+    coup = Coup.objects.get(table=table, number=1)
+    detail = client.get(
+        reverse("baccarat_roads", args=["baccarat-live"]), HTTP_HX_REQUEST="true"
+    ).content.decode()
+    plate = detail.split('data-testid="detail-bead-plate"')[1].split("<h3>")[0]
+    assert plate.count('class="bead ') == 1 and f'class="bead w-{coup.winner}"' in plate

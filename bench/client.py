@@ -694,6 +694,7 @@ class LivePlayer(Player):
         self.bet_on: set[tuple[int, int]] = set()
         self.bet_at = 0.0  # perf_counter when the next BET goes (0: none due)
         self.bet_sent = 0.0  # perf_counter of the BET awaiting its answer
+        self.bet_for: tuple[int, int] | None = None  # the coup it was meant for
         self.secrets: dict[tuple[int, int], str] = {}  # commit-reveal, per coup
         self.revealed: set[tuple[int, int]] = set()
         self.reveal_sent = False  # a seed sent, its answer not read yet
@@ -819,6 +820,7 @@ class LivePlayer(Player):
             self.secrets[self.coup] = secret
             message["commit"] = hashlib.sha256(secret.encode()).hexdigest()
         self.bet_sent = time.perf_counter()
+        self.bet_for = self.coup
         self.live_ws.send(message)
 
     def on_answer(self, arrived: float, text: str) -> None:
@@ -827,6 +829,11 @@ class LivePlayer(Player):
         error = BAC_SLIP_ERROR.search(text)
         if error is None:
             self.report.request("live_bet", seconds)
+            placed = BAC_PLACED.search(text)
+            if placed and self.bet_for and int(placed.group(1)) != self.bet_for[1]:
+                # Queued past its coup's close and the next coup's opening:
+                # the server staked it on a coup this page never bet on.
+                self.report.error("bet placed on a later coup", f"meant for {self.bet_for}")
             return
         if version := BAC_VERSION.search(text):
             self.bac_version = version.group(1)

@@ -116,6 +116,8 @@ XDIST := -n $(TEST_WORKERS) --dist worksteal
 # JavaScript under node (its output kept in CLUSTER_TEST_LOG and printed when
 # it ends); then the browser suite, which keeps both cores busy alone. Every
 # suite runs even when one before it failed; make test fails if any did.
+# The served site the tests copy (migrated, its static files collected:
+# tests/make_run.py) is made once for all of them, in CASINO_TEST_SITE.
 # pytest exits 5 when a selection has no tests; that is not a failure here.
 # Coverage is `make coverage`, apart (CI runs both).
 CLUSTER_TEST_LOG ?= /tmp/casino-cluster-test.log
@@ -125,13 +127,14 @@ test: $(VENV)/.dev messages chromium prometheus
 	  echo "make test took $$(( $$(date +%s) - start )) s"; exit $$status
 
 test-suites:
-	@$(MAKE) --no-print-directory test-cluster > $(CLUSTER_TEST_LOG) 2>&1 & cluster=$$!; status=0; \
+	@export CASINO_TEST_SITE=$$(mktemp -d)/casino-site; \
+	  $(MAKE) --no-print-directory test-cluster > $(CLUSTER_TEST_LOG) 2>&1 & cluster=$$!; status=0; \
 	  $(BIN)/python -m pytest -m "not browser" -q $(XDIST) || [ $$? -eq 5 ] || status=1; \
 	  node --test tests/js/ || status=1; \
 	  wait $$cluster || status=1; echo "--- cluster stage"; cat $(CLUSTER_TEST_LOG); \
 	  DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
 	    $(BIN)/python -m pytest -m browser -q $(XDIST) || [ $$? -eq 5 ] || status=1; \
-	  exit $$status
+	  rm -rf "$$(dirname $$CASINO_TEST_SITE)"; exit $$status
 
 # The fast suite under coverage (pytest-cov gathers every worker's data into
 # one file); the report prints the total and fails under the floor in

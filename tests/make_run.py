@@ -40,9 +40,14 @@ def run_folder(tmp_path_factory) -> Path:
 
 def set_up_site(env: dict[str, str], tmp_path_factory) -> None:
     """``make run``'s set-up that a served site needs (bench/stack.py's
-    ``set_up``), on the database and static folder ``env`` names."""
+    ``set_up``), on the database and static folder ``env`` names: made once
+    a run (or once a ``make test``), then copied."""
     database, static = Path(env["CASINO_SQLITE_PATH"]), Path(env["DJANGO_STATIC_ROOT"])
-    kept = run_folder(tmp_path_factory) / "casino-site"
+    # `make test` names one folder for all its suites: the browser suite
+    # copies the site the fast suite made.
+    shared = os.environ.get("CASINO_TEST_SITE")
+    kept = Path(shared) if shared else run_folder(tmp_path_factory) / "casino-site"
+    kept.parent.mkdir(parents=True, exist_ok=True)
     with open(f"{kept}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (kept / "made").exists():

@@ -140,4 +140,4 @@ def test_the_roads_in_detail_are_the_table_s_for_a_player_who_never_bet(client, 
         reverse("baccarat_roads", args=["baccarat-live"]), HTTP_HX_REQUEST="true"
     ).content.decode()
     plate = detail.split('data-testid="detail-bead-plate"')[1].split("<h3>")[0]
-    assert plate.count('class="bead ') == 1 and f'class="bead w-{coup.winner}"' in plate
+    assert plate.count('class="bead ') == 1 and f'class="bead w-{coup.winner}' in plate

@@ -108,6 +108,7 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
                     slip_key=text_field(message, "slip_key"),
                     shown_version=table_version(message),
                     commit=text_field(message, "commit"),
+                    coup=text_field(message, "coup"),
                 )
             except GameError as exc:
                 return presenter.refused_answer(exc)

@@ -148,6 +148,9 @@ class LiveDealer:
     # SHA-256 hex of the player's secret seed, sent with a bet on a new
     # shoe's first coup (ignored on the others).
     commit: str = ""
+    # The coup the page showed taking bets (its id): a BET that reaches the
+    # server after that coup closed is refused, not staked on the next one.
+    meant: str = ""
     game: str = Game.BACCARAT
     coup: Coup | None = field(default=None, init=False)
     seeds: rounds.Seeds | None = field(default=None, init=False)
@@ -170,6 +173,8 @@ class LiveDealer:
         coup = betting_coup(table)
         if coup is None or (self.now or timezone.now()) >= coup.closes_at:
             raise closed()
+        if self.meant and self.meant != str(coup.pk):
+            raise closed()  # the coup on the player's screen closed; this is the next one
         if open_round:
             raise BetRefused(
                 _("Your bets on this coup are placed. Wait for the cards."), code="placed"
@@ -235,14 +240,18 @@ def place_bet(
     slip_key: str,
     shown_version: int | None | Terms = IN_FORCE,
     commit: str = "",
+    coup: str = "",
     now: dt.datetime | None = None,
 ) -> rounds.Placed:
     """Stake a slip on the coup taking bets at ``table`` (refused once it
     has closed); idempotent per ``slip_key`` as every round. ``commit``:
-    the player's seed commitment, kept when the coup is a new shoe's first."""
+    the player's seed commitment, kept when the coup is a new shoe's first;
+    ``coup``: the id of the coup the page showed, refused if it has closed."""
     if not table.live:
         raise BetRefused(_("This table deals each player's own rounds."), code="not_live")
-    dealer = LiveDealer(bets=dict(bets), shown_version=shown_version, commit=commit, now=now)
+    dealer = LiveDealer(
+        bets=dict(bets), shown_version=shown_version, commit=commit, meant=coup, now=now
+    )
     return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
 
 

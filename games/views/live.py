@@ -57,6 +57,7 @@ def bet(request: PlayerRequest, table: Table) -> HttpResponse:
             slip_key=request.POST.get("slip_key", ""),
             shown_version=table_version(request.POST),
             commit=request.POST.get("commit", ""),
+            coup=request.POST.get("coup", ""),
         )
     except GameError as exc:
         return _refused(request, table, exc)

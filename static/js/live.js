@@ -97,6 +97,9 @@ function reveal(state) {
 function seeds() {
   const state = document.getElementById("live-state");
   if (!state || !state.dataset.shoe) return;
+  // BET names the coup on screen: one that reaches the server after it closed is refused.
+  const meant = document.querySelector("#bac-slip input[name=coup]");
+  if (meant) meant.value = state.dataset.coupId || "";
   commit(state);
   reveal(state);
 }

@@ -22,6 +22,7 @@ from games.presenters.live import DealerLease
 from games.services import baccarat, live
 from games.services.repair import find_problems
 from games.services.wallet import ledger_mismatches
+from tests.live import shoe_under_way
 
 pytestmark = pytest.mark.django_db
 
@@ -394,3 +395,23 @@ def test_a_new_shoe_void_once_its_seeds_are_known_is_never_dealt(table, make_pla
     assert nxt.coup.shoe.commitment != old.commitment
     bet(ann, table, then + dt.timedelta(seconds=live.RESULT_SECONDS + 1), slip="again")
     assert ShoeSeed.objects.filter(shoe=nxt.coup.shoe, player=ann).exists()
+
+
+def test_a_bet_meant_for_a_coup_that_closed_is_not_staked_on_the_next(table, make_player):
+    """A BET the page sent for coup 1 that reaches the server only once
+    coup 2 takes bets (queued behind others, a slow network) is refused:
+    the player chose for the coup on their screen, not the next one."""
+    ann = make_player(chips=1_000)
+    shoe_under_way(table, next_opens_at=at(0))
+    shown = Coup.objects.get(table=table, number=1)
+    nxt = live.advance(table, now=at(0)).coup
+    with pytest.raises(BetRefused, match="No more bets"):
+        live.place_bet(
+            user=ann, table=table, bets={"player": 1_000}, slip_key="late", coup=str(shown.pk),
+            now=at(1),
+        )  # fmt: skip
+    assert balance(ann) == 100_000 and not Round.objects.filter(player=ann).exists()
+    placed = live.place_bet(
+        user=ann, table=table, bets={"player": 1_000}, slip_key="now", coup=str(nxt.pk), now=at(1)
+    )
+    assert placed.round.coup_id == nxt.pk

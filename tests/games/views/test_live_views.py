@@ -63,6 +63,8 @@ def test_the_page_shows_the_coup_taking_bets(client, ann, table):
     assert 'data-testid="live-clock" data-state="open"' in page
     assert 'data-shoe="1" data-coup="1"' in page
     assert 'ws-connect="/ws/live/baccarat-live/' in page
+    coup = Coup.objects.get(table=table)
+    assert f'name="coup" value="{coup.pk}"' in page  # BET names the coup it is meant for
 
 
 def test_bet_over_http_is_staked_on_the_coup(client, ann, table):

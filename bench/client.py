@@ -665,6 +665,7 @@ LIVE_STATE = re.compile(
     r'id="live-state"[^>]*data-status="(\w*)"[^>]*data-closes-at="(\d+)"[^>]*data-now="(\d+)"'
 )
 LIVE_COUP = re.compile(r'data-testid="live-coup" data-shoe="(\d+)" data-coup="(\d+)"')
+LIVE_COUP_ID = re.compile(r'id="live-state"[^>]*data-coup-id="(\d*)"')  # while betting
 LIVE_RESULT = re.compile(r'data-testid="live-result"[^>]*data-dealt-at="(\d+)"')
 LIVE_SEAT = re.compile(r'id="live-seat"')
 
@@ -675,7 +676,8 @@ class LivePlayer(Player):
 
     A bettor stakes a slip on every coup, at a random moment of its betting
     window (``bet_spread`` of it at most), over the socket
-    (``{"action": "bet", ...}``, the slip's fields); on a shoe's first coup
+    (``{"action": "bet", ...}``, the slip's fields, ``coup`` the id of the
+    coup the state showed taking bets); on a shoe's first coup
     the slip also carries ``commit``, the SHA-256 of a secret the player
     reveals (``{"action": "reveal", "seed": ...}``) when the state shows
     the coup revealing. A watcher only watches. Both time each deal: from
@@ -691,6 +693,7 @@ class LivePlayer(Player):
         self.deals: set[int] = set()  # data-dealt-at of the deals shown
         self.primed = False  # a socket's first state is the table as it was
         self.coup: tuple[int, int] | None = None  # (shoe, coup) taking bets
+        self.coup_id = ""  # its id, which BET names
         self.bet_on: set[tuple[int, int]] = set()
         self.bet_at = 0.0  # perf_counter when the next BET goes (0: none due)
         self.bet_sent = 0.0  # perf_counter of the BET awaiting its answer
@@ -794,6 +797,9 @@ class LivePlayer(Player):
                 # People do not all press BET at once: somewhere in the window.
                 self.bet_at = arrived + self.rng.uniform(0, self.bet_spread * (left - 0.5))
                 self.coup = coup
+                # BET names the coup on screen, as the page's slip does.
+                meant = LIVE_COUP_ID.search(text)
+                self.coup_id = meant.group(1) if meant else ""
         elif status == "revealing" and coup in self.secrets and coup not in self.revealed:
             self.revealed.add(coup)
             assert self.live_ws is not None
@@ -813,6 +819,7 @@ class LivePlayer(Player):
             "slip_key": secrets.token_hex(16),
             "table_version": self.bac_version,
             "squeeze_visit": "",
+            "coup": self.coup_id,
         }
         if self.coup[1] == 1:
             # A shoe's first coup: commit to a seed, revealed once betting closes.

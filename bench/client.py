@@ -34,6 +34,7 @@ settled result of a round the socket did not finish showing).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import queue
 import random
@@ -656,3 +657,199 @@ class Player:
                 sock.close()
         self.bac_ws = self.war_ws = None
         self.http.close()
+
+
+# ------------------------------------------------------------------ a live table
+
+LIVE_STATE = re.compile(
+    r'id="live-state"[^>]*data-status="(\w*)"[^>]*data-closes-at="(\d+)"[^>]*data-now="(\d+)"'
+)
+LIVE_COUP = re.compile(r'data-testid="live-coup" data-shoe="(\d+)" data-coup="(\d+)"')
+LIVE_COUP_ID = re.compile(r'id="live-state"[^>]*data-coup-id="(\d*)"')  # while betting
+LIVE_RESULT = re.compile(r'data-testid="live-result"[^>]*data-dealt-at="(\d+)"')
+LIVE_SEAT = re.compile(r'id="live-seat"')
+
+
+class LivePlayer(Player):
+    """One player at a live table (games/consumers/live.py): the table's page
+    and its socket, on which the dealer's state arrives for every coup.
+
+    A bettor stakes a slip on every coup, at a random moment of its betting
+    window (``bet_spread`` of it at most), over the socket
+    (``{"action": "bet", ...}``, the slip's fields, ``coup`` the id of the
+    coup the state showed taking bets); on a shoe's first coup
+    the slip also carries ``commit``, the SHA-256 of a secret the player
+    reveals (``{"action": "reveal", "seed": ...}``) when the state shows
+    the coup revealing. A watcher only watches. Both time each deal: from
+    the server's deal time on the state (``data-dealt-at``) to the frame's
+    arrival (``live_reveal``); a bettor also times BET to its answer
+    (``live_bet``)."""
+
+    def __init__(self, *args, watcher: bool = False, bet_spread: float = 0.7, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.watcher = watcher
+        self.bet_spread = bet_spread
+        self.live_ws: Socket | None = None
+        self.deals: set[int] = set()  # data-dealt-at of the deals shown
+        self.primed = False  # a socket's first state is the table as it was
+        self.coup: tuple[int, int] | None = None  # (shoe, coup) taking bets
+        self.coup_id = ""  # its id, which BET names
+        self.bet_on: set[tuple[int, int]] = set()
+        self.bet_at = 0.0  # perf_counter when the next BET goes (0: none due)
+        self.bet_sent = 0.0  # perf_counter of the BET awaiting its answer
+        self.bet_for: tuple[int, int] | None = None  # the coup it was meant for
+        self.secrets: dict[tuple[int, int], str] = {}  # commit-reveal, per coup
+        self.revealed: set[tuple[int, int]] = set()
+        self.reveal_sent = False  # a seed sent, its answer not read yet
+
+    @property
+    def live_path(self) -> str:
+        return f"/ws/live/{self.baccarat_table}/"
+
+    def sit_down(self) -> None:
+        page = self.get(f"/baccarat/{self.baccarat_table}/", "live_page")
+        version = BAC_VERSION.search(page.text)
+        if version is None:
+            raise PlayerError("live page", "no table version on the page")
+        self.bac_version = version.group(1)
+        try:
+            self.live_ws = self.socket(self.live_path)
+        except Exception as exc:
+            raise PlayerError("websocket connect", f"{type(exc).__name__}: {exc}") from None
+
+    def play_coup(self, until: float, timeout: float = 60.0) -> None:
+        """Read the table until the next deal (a bettor: the deal of the coup
+        it bet on), betting on the way, at most ``timeout`` seconds; no new
+        BET once the wall clock passes ``until``. Failures are reported."""
+        end = time.perf_counter() + timeout
+        deals = len(self.deals)
+        while time.perf_counter() < end:
+            try:
+                self._step(until)
+            except PlayerError as exc:
+                self.report.error(exc.kind, exc.detail)
+                self.bet_sent = 0.0
+                if exc.kind == "socket lost":
+                    return
+            if len(self.deals) > deals and not self.bet_sent and not self.bet_at:
+                return
+            if time.time() >= until and not self.bet_sent:
+                return
+        self.report.error("timeout live deal", f"no deal shown in {timeout:g} s")
+
+    def _step(self, until: float) -> None:
+        if self.live_ws is None or self.live_ws.dropped:
+            dropped = self.live_ws.dropped if self.live_ws else "no socket"
+            if self.live_ws is not None:
+                self.live_ws.close()
+            self.report.count("socket reconnects")
+            self.live_ws = None
+            self.live_ws = self._reconnect(self.live_path, dropped)
+            self.primed = False
+        now = time.perf_counter()
+        if self.bet_at and now >= self.bet_at and not self.bet_sent:
+            if time.time() < until:
+                self.send_bet()
+            self.bet_at = 0.0
+        if self.bet_sent and now - self.bet_sent > self.timeout:
+            self.bet_sent = 0.0
+            raise PlayerError("timeout live bet", f"no answer to BET in {self.timeout:g} s")
+        wait = 0.5 if not self.bet_at else max(0.0, min(0.5, self.bet_at - now))
+        try:
+            arrived, text = self.live_ws.frames.get(timeout=wait)
+        except queue.Empty:
+            return
+        self.on_frame(arrived, text, until)
+
+    def on_frame(self, arrived: float, text: str, until: float) -> None:
+        wall = time.time() - (time.perf_counter() - arrived)
+        state = LIVE_STATE.search(text)
+        if state is None:
+            if self.bet_sent and (BAC_PLACED.search(text) or BAC_SLIP_ERROR.search(text)):
+                self.on_answer(arrived, text)
+            elif LIVE_SEAT.search(text):
+                self.report.count("live bets settled")
+            elif self.reveal_sent:  # the seed's answer: a line under the slip
+                self.reveal_sent = False
+                if error := BAC_SLIP_ERROR.search(text):
+                    self.report.error("refused reveal", error.group(1))
+                else:
+                    self.report.count("seeds taken")
+            return
+        self.report.count("live states")
+        self.report.count("live state bytes", len(text.encode()))
+        status, closes_at, server_now = state.group(1), int(state.group(2)), int(state.group(3))
+        result = LIVE_RESULT.search(text)
+        if result is not None and (dealt_at := int(result.group(1))) not in self.deals:
+            self.deals.add(dealt_at)
+            if self.primed:  # a state sent on connect is no deal this socket saw
+                self.report.request("live_reveal", max(0.0, wall - dealt_at / 1000))
+                self.report.request("live_deal_to_state", max(0, server_now - dealt_at) / 1000)
+        self.primed = True
+        found = LIVE_COUP.search(text)
+        if found is None:
+            return
+        coup = (int(found.group(1)), int(found.group(2)))
+        if status == "betting" and coup not in self.bet_on and not self.watcher:
+            self.bet_on.add(coup)
+            left = (closes_at - server_now) / 1000
+            if time.time() < until and left > 1.0:
+                # People do not all press BET at once: somewhere in the window.
+                self.bet_at = arrived + self.rng.uniform(0, self.bet_spread * (left - 0.5))
+                self.coup = coup
+                # BET names the coup on screen, as the page's slip does.
+                meant = LIVE_COUP_ID.search(text)
+                self.coup_id = meant.group(1) if meant else ""
+        elif status == "revealing" and coup in self.secrets and coup not in self.revealed:
+            self.revealed.add(coup)
+            assert self.live_ws is not None
+            self.live_ws.send({"action": "reveal", "seed": self.secrets[coup]})
+            self.reveal_sent = True
+            self.report.count("seeds revealed")
+
+    def send_bet(self) -> None:
+        assert self.live_ws is not None and self.coup is not None
+        stakes = {self.rng.choice(["player", "banker"]): "10"}
+        if self.rng.random() < 0.2:
+            stakes["tie"] = "10"
+        message = {
+            "action": "bet",
+            **dict.fromkeys(BAC_AREAS, ""),
+            **stakes,
+            "slip_key": secrets.token_hex(16),
+            "table_version": self.bac_version,
+            "squeeze_visit": "",
+            "coup": self.coup_id,
+        }
+        if self.coup[1] == 1:
+            # A shoe's first coup: commit to a seed, revealed once betting closes.
+            secret = secrets.token_hex(16)
+            self.secrets[self.coup] = secret
+            message["commit"] = hashlib.sha256(secret.encode()).hexdigest()
+        self.bet_sent = time.perf_counter()
+        self.bet_for = self.coup
+        self.live_ws.send(message)
+
+    def on_answer(self, arrived: float, text: str) -> None:
+        seconds = max(0.0, arrived - self.bet_sent)
+        self.bet_sent = 0.0
+        error = BAC_SLIP_ERROR.search(text)
+        if error is None:
+            self.report.request("live_bet", seconds)
+            placed = BAC_PLACED.search(text)
+            if placed and self.bet_for and int(placed.group(1)) != self.bet_for[1]:
+                # Queued past its coup's close and the next coup's opening:
+                # the server staked it on a coup this page never bet on.
+                self.report.error("bet placed on a later coup", f"meant for {self.bet_for}")
+            return
+        if version := BAC_VERSION.search(text):
+            self.bac_version = version.group(1)
+        kind = "went wrong" if WENT_WRONG in error.group(1) else "refused bet"
+        self.report.request("live_bet", seconds, PlayerError(kind, error.group(1)))
+        self.report.error(kind, error.group(1))
+
+    def close(self) -> None:
+        if self.live_ws is not None:
+            self.live_ws.close()
+        self.live_ws = None
+        super().close()

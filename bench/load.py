@@ -43,15 +43,16 @@ from bench.stack import ROOT, Cluster, MakeRun, free_port, wait_http  # noqa: E4
 LOCUSTFILE = ROOT / "bench" / "locustfile.py"
 EVENT = "casino-load "  # the locustfile's lines on the master's standard output
 TRANSPORTS = ("socket", "http")
-PYTHON_SERVERS = ("make run", "gunicorn", "uvicorn")
+PYTHON_SERVERS = ("make run", "gunicorn", "uvicorn", "live dealer")
 
 
 class LoadFailed(SystemExit):
     """A piece of the run could not start or did not report: its reason."""
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def build_parser(description: str = __doc__.split("\n\n")[0]) -> argparse.ArgumentParser:
+    """The options of a Locust bench (bench/live.py adds its own)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument(
@@ -112,6 +113,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--wait-server", type=float, default=60.0, help="seconds for the server to answer"
     )
     parser.add_argument("--report-dir", default="", help="keep Locust's CSV/HTML/JSON reports here")
+    return parser
+
+
+def parse_args(
+    argv: list[str] | None = None, parser: argparse.ArgumentParser | None = None
+) -> argparse.Namespace:
+    parser = parser or build_parser()
     args = parser.parse_args(argv)
     parts = urlsplit(args.url)
     if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost"):
@@ -264,8 +272,9 @@ def locust_commands(
         f"--play-rounds={args.rounds}",
         f"--seat-seconds={seat_seconds}",
         f"--late-players={args.late_players}",
+        *getattr(args, "locust_options", []),
     ]
-    user_class = "FastPlayer" if args.fast else "PacedPlayer"
+    user_class = getattr(args, "user_class", "") or ("FastPlayer" if args.fast else "PacedPlayer")
     # Locust's own run time as a safety net: the play's window ends it first.
     phases = len(args.transports)
     safety = 300 + seat_seconds + phases * (args.seconds + 4 * args.timeout + 30)
@@ -497,6 +506,7 @@ def run_phases(
             "seconds": args.seconds,
             "rounds_asked": args.rounds,
             "window_s": figures["window_s"],
+            "window": phase["window"],
             "players_ready": first["seated"],
             "players_started": started,
             "players_reported": len(players),

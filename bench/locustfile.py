@@ -50,7 +50,7 @@ from locust.stats import StatsEntry
 # Locust puts this file's folder on the path; the client lives in the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.client import TRANSPORTS, Player, PlayerError, Report, client_address
+from bench.client import TRANSPORTS, LivePlayer, Player, PlayerError, Report, client_address
 
 EVENT = "casino-load"
 
@@ -87,6 +87,15 @@ def _options(parser) -> None:
     parser.add_argument(
         "--late-players", type=int, default=0, help="players signing up once the play began"
     )
+    parser.add_argument(
+        "--watchers", type=float, default=0.2, help="LivePlayer: the share who only watch"
+    )
+    parser.add_argument(
+        "--bet-spread",
+        type=float,
+        default=0.7,
+        help="LivePlayer: a BET goes within this share of the betting window",
+    )
 
 
 class LocustReport(Report):
@@ -110,7 +119,8 @@ class LocustReport(Report):
         )
 
     def request(self, kind: str, seconds: float, error: Exception | None = None) -> None:
-        self._fire("WS" if kind == "reveal_first_after_answer" else "HTTP", kind, seconds, error)
+        socket = kind == "reveal_first_after_answer" or kind.startswith("live_")
+        self._fire("WS" if socket else "HTTP", kind, seconds, error)
 
     def round(self, game: str, seconds: float) -> None:
         super().round(game, seconds)
@@ -386,18 +396,7 @@ class LocustPlayerBase(User):
             self.pace = options.pace
         self.games = [g for g in options.games.split(",") if g in ("baccarat", "war")]
         self.rng = random.Random(f"{self.proc.run_id}-{self.proc.group}-{n}")
-        self.player = Player(
-            self.host,
-            f"load-{self.proc.run_id}-{self.proc.group}-{n}",
-            address=client_address(n, self.proc.group),
-            report=self.report,
-            rng=self.rng,
-            timeout=options.round_timeout,
-            pace=self.pace,
-            baccarat_table=options.baccarat_table,
-            war_table=options.war_table,
-            transport=self.proc.transports[0],
-        )
+        self.player = self.make_player(n, options)
         try:
             self.player.sign_up()
             self.player.sit_down()
@@ -414,6 +413,20 @@ class LocustPlayerBase(User):
         self.turn = n % len(self.games)  # half the players start at each table
         # People do not all press BET at once: each starts within one think time.
         gevent.sleep(self.rng.uniform(0, self.think))
+
+    def make_player(self, n: int, options) -> Player:
+        return Player(
+            self.host,
+            f"load-{self.proc.run_id}-{self.proc.group}-{n}",
+            address=client_address(n, self.proc.group),
+            report=self.report,
+            rng=self.rng,
+            timeout=options.round_timeout,
+            pace=self.pace,
+            baccarat_table=options.baccarat_table,
+            war_table=options.war_table,
+            transport=self.proc.transports[0],
+        )
 
     def join_phase(self) -> None:
         """Play the latest phase that began, over its transport."""
@@ -447,6 +460,10 @@ class LocustPlayerBase(User):
         assert self.player is not None
         if not self.seated or time.time() >= self.proc.windows[self.phase]["until"]:
             return  # the phase is over: wait_time waits for the next
+        self.play_turn()
+
+    def play_turn(self) -> None:
+        assert self.player is not None
         self.player.play(self.games[self.turn])
         self.turn = (self.turn + 1) % len(self.games)
 
@@ -483,3 +500,34 @@ class FastPlayer(LocustPlayerBase):
 
     pace = 0.0
     think = 3.0
+
+
+class LiveTablePlayer(LocustPlayerBase):
+    """A player at one live table (bench/live.py): most bet on every coup
+    over the socket, ``--watchers`` of them only watch (bench/client.py,
+    ``LivePlayer``); each play is one coup, the table's clock the pace."""
+
+    pace = 0.0
+    think = 0.0
+
+    def make_player(self, n: int, options) -> Player:
+        # Spread exactly: player n watches when the watchers' share passes a
+        # whole number between n and n + 1.
+        share = options.watchers
+        watcher = int((n + 1) * share) > int(n * share)
+        return LivePlayer(
+            self.host,
+            f"load-{self.proc.run_id}-{self.proc.group}-{n}",
+            address=client_address(n, self.proc.group),
+            report=self.report,
+            rng=self.rng,
+            timeout=options.round_timeout,
+            pace=0.0,
+            baccarat_table=options.baccarat_table,
+            watcher=watcher,
+            bet_spread=options.bet_spread,
+        )
+
+    def play_turn(self) -> None:
+        assert isinstance(self.player, LivePlayer)
+        self.player.play_coup(self.proc.windows[self.phase]["until"])

@@ -284,6 +284,7 @@ class Cluster:
         self.parts = {
             "gunicorn": self.supervised("gunicorn", "login"),
             "uvicorn": self.supervised(*(f"ws{i}" for i in range(ws_workers))),
+            "live dealer": self.supervised("live_dealer"),
             "postgresql": pids_in(self.data / "pg", "postmaster.pid"),
             "redis": pids_in(self.data, "redis.pid"),
             "nginx": pids_in(self.dir, "nginx.pid"),

@@ -79,6 +79,9 @@ def state_context(view: LiveView, *, fresh: bool = False) -> dict[str, Any]:
             "banker_total": detail.get("banker_total"),
             "winner": last.winner,
             "number": last.number,
+            # The server's deal time (ms since the epoch): bench/live.py
+            # times each socket's copy of the cards from it.
+            "dealt_at_ms": int(last.dealt_at.timestamp() * 1000) if last.dealt_at else 0,
         }
     coup = view.coup
     return {

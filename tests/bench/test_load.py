@@ -82,7 +82,13 @@ def test_an_interpreter_without_locust_stops_each_bench_with_the_reason():
     )
     assert probe.stdout.strip() == "True", "the base interpreter has Locust: no test here"
     port = free_port()
-    for script in ("bench/load.py", "bench/chaos.py", "bench/flood.py", "bench/abuse.py"):
+    for script in (
+        "bench/load.py",
+        "bench/live.py",
+        "bench/chaos.py",
+        "bench/flood.py",
+        "bench/abuse.py",
+    ):
         done = bench(
             script,
             "--serve",

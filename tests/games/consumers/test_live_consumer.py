@@ -76,6 +76,7 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     rnd = await database_sync_to_async(Round.objects.get)(player=ann)
     assert rnd.status == Round.Status.SETTLED
     assert f'data-winner="{rnd.winner}"' in state
+    assert f'data-dealt-at="{int(deal_at.timestamp() * 1000)}"' in state
     assert f'data-balance="{rnd.balance_after}"' in seat
     await communicator.disconnect()
 

@@ -253,7 +253,21 @@ def place_bet(
     dealer = LiveDealer(
         bets=dict(bets), shown_version=shown_version, commit=commit, meant=coup, now=now
     )
-    return rounds.place_round(user=user, table=table, slip_key=slip_key, dealer=dealer, now=now)
+    try:
+        with transaction.atomic():
+            # Locks in the deal's order: the coup (shared), then the wallet
+            # (place_round). The deal holds the coup, then each bettor's
+            # wallet; a BET that took its wallet first, by a player already
+            # on the coup, deadlocked with it (bench/live.py, 1,000 players).
+            betting_coup(table)
+            return rounds.place_round(
+                user=user, table=table, slip_key=slip_key, dealer=dealer, now=now
+            )
+    except BetRefused as refusal:
+        # place_round counted the refusal inside this transaction, which
+        # rolled back with it: counted here, once.
+        bet_check.count_refusal(user=user, code=refusal.code)
+        raise
 
 
 def reveal(*, user: User, table: Table, seed: str, now: dt.datetime | None = None) -> ShoeSeed:

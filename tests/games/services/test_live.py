@@ -17,9 +17,9 @@ from games.baccarat import live as shoe_rules
 from games.baccarat.rules import play_coup
 from games.cards import Card
 from games.errors import BetRefused
-from games.models import Coup, LedgerEntry, Round, Shoe, ShoeSeed, Table
+from games.models import Coup, LedgerEntry, LimitRefusal, Round, Shoe, ShoeSeed, Table
 from games.presenters.live import DealerLease
-from games.services import baccarat, live
+from games.services import baccarat, live, play_safe
 from games.services.repair import find_problems
 from games.services.wallet import ledger_mismatches
 from tests.live import shoe_under_way
@@ -427,3 +427,16 @@ def test_a_seed_that_could_not_be_written_down_is_refused_with_a_reason(table, m
     live.advance(table, now=at(15))
     with pytest.raises(BetRefused, match="characters of text"):
         live.reveal(user=ann, table=table, seed=seed, now=at(16))
+
+
+def test_a_bet_over_the_players_loss_limit_is_refused_and_counted_once(table, make_player):
+    """The live BET runs in a transaction of its own (its locks in the deal's
+    order): the refusal still reaches the operator's count, once."""
+    ann = make_player(chips=1_000)
+    play_safe.set_loss_limit(user=ann, period="day", amount=5_000)
+    live.advance(table, now=at(0))
+    with pytest.raises(BetRefused) as refused:
+        bet(ann, table, at(1), player=6_000)
+    assert refused.value.code == "loss_limit"
+    assert LimitRefusal.objects.filter(user=ann, code="loss_limit").count() == 1
+    assert balance(ann) == 100_000

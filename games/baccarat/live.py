@@ -290,6 +290,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Replay a live table's shoe from its published document.",
     )
     parser.add_argument("document", help="the shoe's JSON document (- for standard input)")
+    parser.add_argument(
+        "--commitment",
+        help="the shoe's commitment as the table showed it before its first coup (and the log holds)",
+    )
+    parser.add_argument(
+        "--seed",
+        help="your own seed as your round page shows it, written pseudonym:seed",
+    )
     args = parser.parse_args(argv)
     if args.document == "-":
         doc = json.load(sys.stdin)
@@ -297,6 +305,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.document, encoding="utf-8") as f:
             doc = json.load(f)
     problems = check_document(doc)
+    if args.commitment and str(doc.get("commitment", "")).lower() != args.commitment.lower():
+        problems.append("this is not the shoe whose commitment you give: another server seed")
+    if args.seed and args.seed not in doc.get("contributions", []):
+        problems.append("your seed is not among the seeds the shoe was shuffled with")
     if not problems:
         replay = replay_shoe(
             bytes.fromhex(str(doc["server_seed"])), doc["contributions"], doc["decks"]

@@ -108,3 +108,17 @@ def test_the_command_lists_each_coup_under_its_own_number_void_ones_too(tmp_path
     assert "coup 5: void (refunded, no card)" in said
     sixth = next(c for c in doc["coups"] if c["number"] == 6)
     assert any(line.startswith(f"coup 6: {' '.join(sixth['cards'])} ->") for line in said)
+
+
+def test_the_command_ties_the_document_to_the_commitment_and_seed_you_saw(tmp_path, capsys) -> None:
+    """A document consistent in itself, but not the shoe the table showed
+    (another commitment) or not shuffled with your seed, is refused."""
+    doc = CASES[0]["shoe"]
+    path = tmp_path / "shoe.json"
+    path.write_text(json.dumps(doc))
+    mine = doc["contributions"][0]
+    assert live.main([str(path), "--commitment", doc["commitment"].upper(), "--seed", mine]) == 0
+    assert live.main([str(path), "--commitment", "0" * 64]) == 1
+    assert "another server seed" in capsys.readouterr().out
+    assert live.main([str(path), "--seed", mine.split(":")[0] + ":not-mine"]) == 1
+    assert "your seed is not among" in capsys.readouterr().out

@@ -116,6 +116,9 @@ def test_a_live_bet_s_round_page_keeps_the_shoe_s_seed_and_says_where_to_verify(
     verdict = client.get(reverse("history_round_verify", args=[rnd.pk])).content.decode()
     assert shoe.server_seed not in verdict and "Does not match" not in verdict
     assert "verified whole" in verdict
+    finish_shoe(shoe.pk)  # once the shoe is published: the command to replay it, filled in
+    page = client.get(reverse("history_round", args=[rnd.pk])).content.decode()
+    assert f"--commitment {shoe.commitment} --seed " in page and f":{SECRET}</pre>" in page
 
 
 def test_the_live_table_s_rules_and_a_waiting_bet_s_page_speak_of_the_live_table(

@@ -194,7 +194,9 @@ _shown: dict[int, tuple[Any, ...]] = {}
 
 def tick(*, now: dt.datetime | None = None) -> None:
     """One pass of the dealer over every open live table: its state goes
-    out after each step, and while bets are open whenever the stakes moved."""
+    out after each step, and while bets are open whenever the stakes moved;
+    after a deal, once its cards are out, the coup's bets are settled (each
+    player hears their own figures as theirs is)."""
     for table in live.tables_to_deal():
         step = live.advance(table, now=now)
         view = live_view(table, now=now)
@@ -209,6 +211,8 @@ def tick(*, now: dt.datetime | None = None) -> None:
         if step.did or _shown.get(table.pk) != shown:
             _shown[table.pk] = shown
             broadcast(view, fresh=step.did == "dealt")
+        if step.did == "dealt" and step.coup is not None:
+            live.settle_coup(step.coup, now=now)  # the cards are out: now the bets
 
 
 class DealerLease:

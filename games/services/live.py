@@ -44,7 +44,7 @@ from commitlog.keys import pseudonym
 from commitlog.leaves import append_pending
 from games.baccarat import live as shoe_rules
 from games.baccarat.rules import Coup as DealtCoup
-from games.baccarat.rules import settle
+from games.baccarat.rules import play_coup, settle
 from games.cards import Card
 from games.errors import BetRefused
 from games.models import (
@@ -421,6 +421,8 @@ def advance(table: Table, *, now: dt.datetime | None = None) -> Step:
             )
             if resting:
                 return Step("")
+            if coup is not None and coup.status == Coup.Status.DEALT:
+                _settle_open(coup, now)  # bets its dealer left open
             return Step("opened", _next_coup(locked, coup, now))
         revealing = coup.status == Coup.Status.REVEALING
         due = coup.closes_at + dt.timedelta(seconds=REVEAL_SECONDS if revealing else 0)
@@ -526,9 +528,44 @@ def _deal_coup(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
     shoe.save(update_fields=["contributions", "entropy", "position", "ended_at"])
     if live_squeeze.hold(table=coup.table, coup=coup, shoe=shoe, waiting=waiting, now=now):
         return Step("squeezing", coup)  # its bets settle when the cards open
-    for rnd in waiting:
-        _settle(rnd, dealt, record, now)
-    return Step("dealt", coup)
+    return Step("dealt", coup)  # its bets settle once the table has the cards: settle_coup
+
+
+# Bets settled to a transaction after a deal (settle_coup).
+SETTLE_BATCH = 100
+
+
+def settle_coup(coup: Coup, *, now: dt.datetime | None = None) -> int:
+    """Settle the bets still open on a dealt coup, ``SETTLE_BATCH`` to a
+    transaction, each under the table's lock; how many it settled. The
+    dealer calls it once the cards are on every screen (presenters.live.tick),
+    so no socket waits for a hundred settlements to see them. Bets a dealer
+    left open (it died in between) are settled before the next coup opens."""
+    now = now or timezone.now()
+    settled = 0
+    while True:
+        with transaction.atomic():
+            _lock_table(coup.table)
+            done = _settle_open(coup, now, limit=SETTLE_BATCH)
+        settled += done
+        if done < SETTLE_BATCH:
+            return settled
+
+
+def _settle_open(coup: Coup, now: dt.datetime, *, limit: int | None = None) -> int:
+    """Settle up to ``limit`` bets still open on ``coup`` (dealt): how many."""
+    waiting = (
+        Round.objects.filter(coup=coup, status=Round.Status.OPEN)
+        .select_related("version", "player")
+        .order_by("player_id")
+    )
+    rounds = list(waiting[:limit] if limit else waiting)
+    if rounds:
+        dealt = play_coup(Card.parse(code) for code in coup.cards)
+        record = coup_record(dealt, decks=int(coup.detail["decks"]))
+        for rnd in rounds:
+            _settle(rnd, dealt, record, now)
+    return len(rounds)
 
 
 def _settle(rnd: Round, dealt: DealtCoup, record: dict[str, Any], now: dt.datetime) -> None:

@@ -70,9 +70,9 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     # Then the dealer deals: the socket hears the table's state and its own bet settled.
     deal_at = coup.closes_at + dt.timedelta(seconds=live.REVEAL_SECONDS)
     await database_sync_to_async(presenter.tick)(now=deal_at)
-    said = [await communicator.receive_from() for _ in range(2)]
-    state = next(s for s in said if 'id="live-state"' in s)
-    seat = next(s for s in said if 'id="live-seat"' in s)
+    state, seat = [await communicator.receive_from() for _ in range(2)]
+    # The cards first, then the player's own figures: nobody waits on the settlement to see them.
+    assert 'id="live-state"' in state and 'id="live-seat"' in seat
     rnd = await database_sync_to_async(Round.objects.get)(player=ann)
     assert rnd.status == Round.Status.SETTLED
     assert f'data-winner="{rnd.winner}"' in state

@@ -9,6 +9,7 @@ import datetime as dt
 
 import pytest
 from django.core.cache import cache
+from django.db import transaction
 from django.utils import timezone
 
 from commitlog.keys import pseudonym
@@ -87,6 +88,9 @@ def test_a_coup_takes_bets_then_deals_and_settles_every_bet_on_it(table, make_pl
     dealt = shuffle_and_deal(table, [ann, bob])
     assert dealt.did == "dealt"
     coup = Coup.objects.get(pk=dealt.coup.pk)
+    # The deal shows the cards first; the bets settle just after (the dealer's next call).
+    assert set(Round.objects.filter(coup=coup).values_list("status", flat=True)) == {"open"}
+    assert live.settle_coup(coup) == 2
     shoe.refresh_from_db()
     # The shoe's order is fixed by the seeds the first coup's players revealed.
     assert shoe.contributions == sorted(
@@ -440,3 +444,26 @@ def test_a_bet_over_the_players_loss_limit_is_refused_and_counted_once(table, ma
     assert refused.value.code == "loss_limit"
     assert LimitRefusal.objects.filter(user=ann, code="loss_limit").count() == 1
     assert balance(ann) == 100_000
+
+
+def test_bets_a_dealer_left_open_after_its_deal_are_settled_before_the_next_coup(
+    table, make_player
+):
+    """The deal's transaction stores the cards; the bets settle after, in
+    batches. A dealer that died in between leaves some open: the next one
+    settles them before it opens the next coup, each once."""
+    players = [make_player(chips=1_000) for _ in range(3)]
+    live.advance(table, now=at(0))
+    for user in players:
+        bet(user, table, at(1), slip=f"s{user.pk}")
+    dealt = shuffle_and_deal(table, players)
+    assert dealt.did == "dealt"
+    with transaction.atomic():  # one batch of two, then the dealer died
+        assert live._settle_open(dealt.coup, at(18), limit=2) == 2
+    assert Round.objects.filter(coup=dealt.coup, status=Round.Status.OPEN).count() == 1
+    assert live.advance(table, now=at(18 + live.RESULT_SECONDS)).did == "opened"
+    assert not Round.objects.filter(coup=dealt.coup, status=Round.Status.OPEN).exists()
+    assert live.settle_coup(dealt.coup) == 0  # nothing twice
+    payouts = LedgerEntry.objects.filter(round__coup=dealt.coup, kind=LedgerEntry.Kind.PAYOUT)
+    assert payouts.values("round").distinct().count() == payouts.count()  # one a bet at most
+    assert ledger_mismatches() == []

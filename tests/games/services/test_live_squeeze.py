@@ -92,7 +92,8 @@ def test_under_the_threshold_a_side_is_not_squeezed_and_with_neither_the_coup_de
 
 def test_small_stakes_are_dealt_and_settled_at_once_as_ever(table, make_player):
     step, _p = squeezing(table, make_player, ann={"player": 1_000}, bob={"banker": 4_990})
-    assert step.did == "dealt"
+    assert step.did == "dealt"  # face up: the cards go out, then the bets settle
+    assert live.settle_coup(step.coup) == 2
     assert not Round.objects.filter(status=Round.Status.OPEN).exists()
 
 

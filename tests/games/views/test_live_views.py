@@ -56,7 +56,9 @@ def deal_first_coup(table, user, start):
     close = start + dt.timedelta(seconds=15)
     assert live.advance(table, now=close).did == "revealing"
     live.reveal(user=user, table=table, seed=SECRET, now=close)
-    assert live.advance(table, now=close + dt.timedelta(seconds=live.REVEAL_SECONDS)).did == "dealt"
+    dealt = live.advance(table, now=close + dt.timedelta(seconds=live.REVEAL_SECONDS))
+    assert dealt.did == "dealt"
+    live.settle_coup(dealt.coup)  # as the dealer does once the cards are out
 
 
 def test_the_page_shows_the_coup_taking_bets(client, ann, table):

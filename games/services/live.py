@@ -44,7 +44,7 @@ from commitlog.keys import pseudonym
 from commitlog.leaves import append_pending
 from games.baccarat import live as shoe_rules
 from games.baccarat.rules import Coup as DealtCoup
-from games.baccarat.rules import play_coup, settle
+from games.baccarat.rules import settle
 from games.cards import Card
 from games.errors import BetRefused
 from games.models import (
@@ -153,6 +153,8 @@ class LiveDealer:
     # server after that coup closed is refused, not staked on the next one.
     meant: str = ""
     game: str = Game.BACCARAT
+    # The coup taking bets, read (its row shared) by place_bet before the
+    # wallet is locked: the deal's lock order.
     coup: Coup | None = field(default=None, init=False)
     seeds: rounds.Seeds | None = field(default=None, init=False)
     shoe_seed: ShoeSeed | None = field(default=None, init=False)
@@ -171,7 +173,7 @@ class LiveDealer:
         balance: int,
         open_round: bool,
     ) -> dict[str, int]:
-        coup = betting_coup(table)
+        coup = self.coup
         if coup is None or (self.now or timezone.now()) >= coup.closes_at:
             raise closed()
         if self.meant and self.meant != str(coup.pk):
@@ -192,7 +194,6 @@ class LiveDealer:
         shoe = Shoe.objects.only("commitment", "entropy").get(pk=coup.shoe_id)
         if self.commit and not shoe.entropy:
             self.shoe_seed = ShoeSeed(shoe=shoe, player=user, commitment=_commitment(self.commit))
-        self.coup = coup
         self.seeds = rounds.Seeds(
             server_seed="",  # the shoe's seed is published with the whole shoe
             server_seed_hash=shoe.commitment,
@@ -213,7 +214,7 @@ class LiveDealer:
         balance: int,
         now: Any,
     ) -> rounds.Dealt:
-        if self.coup is None:  # check() finds it first
+        if self.coup is None:  # check() refused the slip already
             raise closed()
         if self.shoe_seed is not None:
             self.shoe_seed.save()
@@ -259,7 +260,7 @@ def place_bet(
             # (place_round). The deal holds the coup, then each bettor's
             # wallet; a BET that took its wallet first, by a player already
             # on the coup, deadlocked with it (bench/live.py, 1,000 players).
-            betting_coup(table)
+            dealer.coup = betting_coup(table)
             return rounds.place_round(
                 user=user, table=table, slip_key=slip_key, dealer=dealer, now=now
             )
@@ -561,7 +562,7 @@ def _settle_open(coup: Coup, now: dt.datetime, *, limit: int | None = None) -> i
     )
     rounds = list(waiting[:limit] if limit else waiting)
     if rounds:
-        dealt = play_coup(Card.parse(code) for code in coup.cards)
+        dealt = live_squeeze.dealt_coup(coup)
         record = coup_record(dealt, decks=int(coup.detail["decks"]))
         for rnd in rounds:
             _settle(rnd, dealt, record, now)
@@ -650,14 +651,8 @@ def _squeeze_step(coup: Coup, now: dt.datetime) -> Step:
 
 def _open_squeezed(coup: Coup, now: dt.datetime) -> Step:
     """Every card of a squeezed coup opens: it is dealt, its bets settled."""
-    dealt, record = live_squeeze.open_all(coup, now)
-    waiting = (
-        Round.objects.filter(coup=coup, status=Round.Status.OPEN)
-        .select_related("version", "player")
-        .order_by("player_id")
-    )
-    for rnd in waiting:
-        _settle(rnd, dealt, record, now)
+    live_squeeze.open_all(coup, now)
+    _settle_open(coup, now)
     return Step("squeezed", coup)
 
 

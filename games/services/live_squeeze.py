@@ -43,7 +43,7 @@ from games.baccarat.rules import play_coup
 from games.cards import Card
 from games.models import Coup, Round, Shoe, Table
 from games.services import rounds
-from games.services.baccarat import PAIR_OF, SIDES, coup_record, squeeze_unlocked
+from games.services.baccarat import PAIR_OF, SIDES, squeeze_unlocked
 
 
 @dataclass(frozen=True)
@@ -174,17 +174,13 @@ def next_peel(coup: Coup, now: dt.datetime) -> None:
     coup.save(update_fields=["squeeze", "peel_until"])
 
 
-def open_all(coup: Coup, now: dt.datetime) -> tuple[DealtCoup, dict[str, Any]]:
+def open_all(coup: Coup, now: dt.datetime) -> None:
     """Every card open: the coup is dealt (and its shoe ended if the cut
-    card came out in it). Returns what settles its bets."""
-    dealt = dealt_coup(coup)
+    card came out in it); live._settle_open settles its bets."""
     coup.status = Coup.Status.DEALT
     coup.dealt_at = now
     coup.peel_until = None
     coup.squeeze = {**coup.squeeze, "peeled": len(peels(coup))}
     coup.save(update_fields=["status", "dealt_at", "peel_until", "squeeze"])
-    shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
     if coup.squeeze.get("ends_shoe"):
-        shoe.ended_at = now
-        shoe.save(update_fields=["ended_at"])
-    return dealt, coup_record(dealt, decks=shoe.decks)
+        Shoe.objects.filter(pk=coup.shoe_id).update(ended_at=now)

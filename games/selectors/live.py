@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from commitlog.keys import pseudonym
@@ -85,8 +86,10 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
     staked = sum(on_coup.values())
     committed = revealed = 0
     if shoe is not None and not shoe.entropy and shoe.ended_at is None:
-        seeds = ShoeSeed.objects.filter(shoe=shoe)
-        committed, revealed = seeds.count(), seeds.exclude(seed="").count()
+        counts = ShoeSeed.objects.filter(shoe=shoe).aggregate(
+            committed=Count("pk"), revealed=Count("pk", filter=~Q(seed=""))
+        )
+        committed, revealed = counts["committed"], counts["revealed"]
     return LiveView(
         table=table,
         coup=coup,

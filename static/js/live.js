@@ -47,8 +47,8 @@ document.addEventListener("htmx:wsClose", function () { socket = null; });
 const revealed = new Set(); // shoes whose seed this page has sent
 let committing = ""; // the shoe whose commitment the slip holds (or is computing)
 
-function seedKey(state) {
-  return "live-seed:" + state.dataset.table + ":" + state.dataset.shoe;
+function seedKey(state, shoe) {
+  return "live-seed:" + state.dataset.table + ":" + (shoe || state.dataset.shoe);
 }
 
 function hex(bytes) {
@@ -80,7 +80,7 @@ function commit(state) {
 function noteCommitted(html) {
   const state = document.getElementById("live-state");
   const found = typeof html === "string" && html.match(/data-committed="(\d+)"/);
-  if (state && found) localStorage.setItem("live-seed:" + state.dataset.table + ":" + found[1] + ":committed", "1");
+  if (state && found) localStorage.setItem(seedKey(state, found[1]) + ":committed", "1");
 }
 document.addEventListener("htmx:wsAfterMessage", function (evt) { noteCommitted(evt.detail && evt.detail.message); });
 document.addEventListener("htmx:afterRequest", function (evt) { noteCommitted(evt.detail && evt.detail.xhr && evt.detail.xhr.responseText); });

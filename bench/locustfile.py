@@ -40,6 +40,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import gevent
 import gevent.event
@@ -414,16 +415,22 @@ class LocustPlayerBase(User):
         # People do not all press BET at once: each starts within one think time.
         gevent.sleep(self.rng.uniform(0, self.think))
 
+    def seat_args(self, n: int, options) -> dict[str, Any]:
+        """What every kind of player is made with: who, from where, its report."""
+        return {
+            "base": self.host,
+            "username": f"load-{self.proc.run_id}-{self.proc.group}-{n}",
+            "address": client_address(n, self.proc.group),
+            "report": self.report,
+            "rng": self.rng,
+            "timeout": options.round_timeout,
+            "baccarat_table": options.baccarat_table,
+        }
+
     def make_player(self, n: int, options) -> Player:
         return Player(
-            self.host,
-            f"load-{self.proc.run_id}-{self.proc.group}-{n}",
-            address=client_address(n, self.proc.group),
-            report=self.report,
-            rng=self.rng,
-            timeout=options.round_timeout,
+            **self.seat_args(n, options),
             pace=self.pace,
-            baccarat_table=options.baccarat_table,
             war_table=options.war_table,
             transport=self.proc.transports[0],
         )
@@ -516,14 +523,8 @@ class LiveTablePlayer(LocustPlayerBase):
         share = options.watchers
         watcher = int((n + 1) * share) > int(n * share)
         return LivePlayer(
-            self.host,
-            f"load-{self.proc.run_id}-{self.proc.group}-{n}",
-            address=client_address(n, self.proc.group),
-            report=self.report,
-            rng=self.rng,
-            timeout=options.round_timeout,
+            **self.seat_args(n, options),
             pace=0.0,
-            baccarat_table=options.baccarat_table,
             watcher=watcher,
             bet_spread=options.bet_spread,
         )

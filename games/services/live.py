@@ -381,7 +381,8 @@ def _open_coup(table: Table, shoe: Shoe, number: int, now: dt.datetime) -> Coup:
 @dataclass(frozen=True)
 class Step:
     """What ``advance`` did: "opened", "dealt", "void", "waiting" (the
-    shoe's first coup had no bet: its window opened again) or "" (nothing
+    shoe's first coup had no bet: its window opened again), "revealing" (a
+    new shoe's commitments fixed, its players' seeds awaited) or "" (nothing
     was due); a squeezed coup (``live_squeeze``): "squeezing" (dealt face
     down), "peeled" (a card opened, the next peel began), "squeezed" (its
     last card opened and its bets settled)."""

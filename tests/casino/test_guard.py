@@ -147,21 +147,21 @@ async def test_one_address_gets_no_more_sockets_than_the_cap_until_one_closes(ma
     held = []
     for _ in range(2):
         socket = await war_socket(cookie, "127.0.0.9")
-        connected, _ = await socket.connect()
+        connected, _ = await socket.connect(timeout=5)
         assert connected
         held.append(socket)
 
     extra = await war_socket(cookie, "127.0.0.9")
-    connected, _ = await extra.connect()
+    connected, _ = await extra.connect(timeout=5)
     assert not connected, "a third socket from the same address got in"
     neighbour = await war_socket(cookie, "127.0.0.10")
-    connected, _ = await neighbour.connect()
+    connected, _ = await neighbour.connect(timeout=5)
     assert connected, "another address was held up"
     await neighbour.disconnect()
 
     await held.pop().disconnect()
     again = await war_socket(cookie, "127.0.0.9")
-    connected, _ = await again.connect()
+    connected, _ = await again.connect(timeout=5)
     assert connected, "a closed socket's place was not freed"
     for socket in [*held, again]:
         await socket.disconnect()

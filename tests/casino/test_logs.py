@@ -212,7 +212,7 @@ async def test_a_sockets_lines_name_the_socket_and_its_player_never_its_session(
 ):
     user = await database_sync_to_async(make_player)(chips=100)
     communicator = await baccarat_socket(user)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert connected
     await communicator.disconnect()
 

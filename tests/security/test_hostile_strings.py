@@ -725,7 +725,7 @@ async def test_a_reveal_at_a_hostile_table_sends_no_markup(settings):
 
     player = await database_sync_to_async(arrange)()
     communicator = await baccarat_socket(player, slug=BACCARAT)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert connected
     table = await database_sync_to_async(Table.objects.get)(slug=BACCARAT)
     await database_sync_to_async(baccarat_service.place_bet)(

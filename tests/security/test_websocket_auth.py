@@ -213,8 +213,8 @@ async def test_a_player_never_receives_another_players_reveal(make_player):
     alice, bob = [await database_sync_to_async(make_player)(name, chips=100) for name in "ab"]
     alice_socket = socket(BACCARAT_SOCKET, session=await session_key(alice))
     bob_socket = socket(BACCARAT_SOCKET, session=await session_key(bob))
-    assert (await alice_socket.connect())[0]
-    assert (await bob_socket.connect())[0]
+    assert (await alice_socket.connect(timeout=5))[0]
+    assert (await bob_socket.connect(timeout=5))[0]
 
     table = await database_sync_to_async(Table.objects.get)(slug="baccarat-social")
     rnd = await database_sync_to_async(baccarat_service.place_bet)(
@@ -256,9 +256,9 @@ async def test_another_players_war_timeout_never_reaches_a_player(make_player, q
     )
     path = "/ws/war/quick-war/"
     alice_socket = socket(path, session=await session_key(alice))
-    assert (await alice_socket.connect())[0]
+    assert (await alice_socket.connect(timeout=5))[0]
     bob_socket = socket(path, session=await session_key(bob))
-    assert (await bob_socket.connect())[0]
+    assert (await bob_socket.connect(timeout=5))[0]
     closed = await bob_socket.receive_output(timeout=3)
     assert closed == {"type": "websocket.close", "code": 4000}
 

@@ -80,7 +80,7 @@ async def reveal(communicator: WebsocketCommunicator, timeout: float = 5) -> lis
 @pytest.mark.engines
 async def test_it_reveals_the_cards_one_by_one_in_deal_order(player):
     communicator = await socket(player)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert connected
     rnd = await bet(player, player=10)
     messages = await reveal(communicator)
@@ -121,7 +121,7 @@ async def test_it_reveals_the_cards_one_by_one_in_deal_order(player):
 
 async def test_with_only_pair_bets_it_skips_to_the_result_after_four_cards(player):
     communicator = await socket(player)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     rnd = await bet(player, player_pair=10, banker_pair=10)
     messages = await reveal(communicator)
     per_message = [CARD.findall(m) for m in messages]
@@ -136,7 +136,7 @@ async def test_a_pair_only_round_opens_its_third_cards_without_the_extra_pause(p
     settings.CASINO_REVEAL_DELAY = 0.4
     settings.CASINO_REVEAL_FAST_DELAY = 0.4
     communicator = await socket(player)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     await bet(player, player_pair=10)
     arrived = []
     while True:
@@ -157,8 +157,8 @@ async def test_a_pair_only_round_opens_its_third_cards_without_the_extra_pause(p
 async def test_another_players_socket_receives_nothing(player, make_player):
     other = await database_sync_to_async(make_player)(chips=1_000)
     mine, theirs = await socket(player), await socket(other)
-    assert (await mine.connect())[0]
-    assert (await theirs.connect())[0]
+    assert (await mine.connect(timeout=5))[0]
+    assert (await theirs.connect(timeout=5))[0]
     await bet(player, banker=10)
     await reveal(mine)
     assert await theirs.receive_nothing(timeout=0.3)
@@ -169,7 +169,7 @@ async def test_another_players_socket_receives_nothing(player, make_player):
 @pytest.mark.engines
 async def test_a_round_at_another_table_is_not_shown_here(player):
     communicator = await socket(player, slug="baccarat-social")
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     await bet(player, banker=10)  # at the Classic table
     assert await communicator.receive_nothing(timeout=0.3)
     await communicator.disconnect()
@@ -177,14 +177,14 @@ async def test_a_round_at_another_table_is_not_shown_here(player):
 
 async def test_it_accepts_only_a_logged_in_player():
     communicator = await socket(None)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert not connected
 
 
 async def test_fast_forward_speeds_up_the_reveal_and_play_returns_to_normal(player, settings):
     settings.CASINO_REVEAL_DELAY = 3  # a normal reveal would take 20 s
     communicator = await socket(player)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     await bet(player, player=10)
     first = await communicator.receive_from(timeout=2)
     assert 'data-phase="revealing"' in first
@@ -205,7 +205,7 @@ async def test_the_fast_play_setting_starts_fast(player, settings):
     settings.CASINO_REVEAL_DELAY = 3
     await database_sync_to_async(Profile.objects.filter(user=player).update)(fast_play=True)
     communicator = await socket(player)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     await bet(player, player=10)
     started = time.monotonic()
     await reveal(communicator, timeout=2)
@@ -216,7 +216,7 @@ async def test_the_fast_play_setting_starts_fast(player, settings):
 @pytest.mark.engines
 async def test_two_quick_rounds_are_shown_one_after_the_other(player):
     communicator = await socket(player)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     first = await bet(player, "one", banker=10)
     second = await bet(player, "two", banker=10)
     one = await reveal(communicator)
@@ -229,7 +229,7 @@ async def test_two_quick_rounds_are_shown_one_after_the_other(player):
 
 async def test_the_reveal_speaks_the_players_language(player):
     communicator = await socket(player, language="ja")
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     await bet(player, banker=10)
     messages = await reveal(communicator)
     assert "残高" in messages[-1]  # "Balance"

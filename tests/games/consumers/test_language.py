@@ -54,7 +54,7 @@ async def refusal(address: str, session: str, action: dict, accept: str) -> str:
         (b"accept-language", accept.encode()),
     ]
     socket = WebsocketCommunicator(application, address, headers=headers)
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=5)
     assert connected
     await socket.send_to(text_data=json.dumps(action))
     answer = await socket.receive_from(timeout=5)

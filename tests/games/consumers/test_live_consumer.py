@@ -49,7 +49,7 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     table = await database_sync_to_async(Table.objects.get)(slug="baccarat-live")
     await database_sync_to_async(live.advance)(table)
     communicator = await socket(ann, table.slug)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert connected
     arrival = await communicator.receive_from()
     assert 'id="live-state"' in arrival and 'data-state="open"' in arrival
@@ -87,7 +87,7 @@ async def test_a_bet_after_the_close_is_refused_over_the_socket(make_player):
     past = timezone.now() - dt.timedelta(seconds=16)
     await database_sync_to_async(live.advance)(table, now=past)  # its window closed a second ago
     communicator = await socket(ann, table.slug)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     await communicator.receive_from()
     await communicator.send_to(text_data=await bet_message("late", player="10"))
     answer = await communicator.receive_from()
@@ -99,7 +99,7 @@ async def test_a_bet_after_the_close_is_refused_over_the_socket(make_player):
 async def test_a_private_table_has_no_live_socket(make_player):
     ann = await database_sync_to_async(make_player)(chips=1_000)
     communicator = await socket(ann, "baccarat-classic")
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert not connected
 
 
@@ -110,7 +110,7 @@ async def test_the_dealer_sends_the_state_when_something_changed_only(make_playe
     table = await database_sync_to_async(Table.objects.get)(slug="baccarat-live")
     communicator = await socket(ann, table.slug)
     await database_sync_to_async(live.advance)(table)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     await communicator.receive_from()  # the state on arrival
     await database_sync_to_async(presenter.tick)()
     assert 'id="live-state"' in await communicator.receive_from()  # the first pass sends it

@@ -48,7 +48,7 @@ async def seated(*users):
     sockets = []
     for user in users:
         socket = await baccarat_socket(user, "baccarat-live", kind="live")
-        assert (await socket.connect())[0]
+        assert (await socket.connect(timeout=5))[0]
         arrival = await socket.receive_from()
         assert 'data-testid="live-squeeze"' in arrival and 'data-slot="p2"' in arrival
         sockets.append(socket)

@@ -50,14 +50,14 @@ async def until_result(communicator, timeout: float = 5) -> list[str]:
 async def test_a_socket_that_reconnects_mid_reveal_gets_the_settled_result(player, settings):
     settings.CASINO_REVEAL_DELAY = 0.5  # slow enough to drop the socket midway
     first = await baccarat_socket(player)
-    assert (await first.connect())[0]
+    assert (await first.connect(timeout=5))[0]
     rnd = await bet(player, "s1", banker=10)
     shown = [await first.receive_from(timeout=3), await first.receive_from(timeout=3)]
     assert not any(RESULT_ROUND.search(m) for m in shown), "dropped before the result"
     await first.disconnect()  # the network blinks
 
     again = await baccarat_socket(player)
-    assert (await again.connect())[0]
+    assert (await again.connect(timeout=5))[0]
     messages = await until_result(again)
     result = messages[-1]
     assert RESULT_ROUND.search(result).group(1) == str(rnd.pk)
@@ -68,7 +68,7 @@ async def test_a_socket_that_reconnects_mid_reveal_gets_the_settled_result(playe
     # Shown once: a third tab opened now does not show it again.
     await again.disconnect()
     third = await baccarat_socket(player)
-    assert (await third.connect())[0]
+    assert (await third.connect(timeout=5))[0]
     assert await third.receive_nothing(timeout=0.3)
     await third.disconnect()
 
@@ -76,7 +76,7 @@ async def test_a_socket_that_reconnects_mid_reveal_gets_the_settled_result(playe
 async def test_a_round_dealt_while_the_socket_was_down_is_shown_on_reconnect(player):
     rnd = await bet(player, "s1", player=10)  # no socket at the table: the push reaches no one
     communicator = await baccarat_socket(player)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     messages = await until_result(communicator)
     assert len(messages) == 1
     assert RESULT_ROUND.search(messages[0]).group(1) == str(rnd.pk)
@@ -85,12 +85,12 @@ async def test_a_round_dealt_while_the_socket_was_down_is_shown_on_reconnect(pla
 
 async def test_a_round_shown_to_the_end_is_not_shown_again(player):
     communicator = await baccarat_socket(player)
-    assert (await communicator.connect())[0]
+    assert (await communicator.connect(timeout=5))[0]
     await bet(player, "s1", player=10)
     await until_result(communicator)
     await communicator.disconnect()
     again = await baccarat_socket(player)
-    assert (await again.connect())[0]
+    assert (await again.connect(timeout=5))[0]
     assert await again.receive_nothing(timeout=0.3)
     await again.disconnect()
 
@@ -102,12 +102,12 @@ async def test_an_old_round_or_another_tables_round_is_not_replayed(player, sett
         settled_at=timezone.now() - dt.timedelta(seconds=31)
     )
     here = await baccarat_socket(player)
-    assert (await here.connect())[0]
+    assert (await here.connect(timeout=5))[0]
     assert await here.receive_nothing(timeout=0.3)
     await here.disconnect()
     await bet(player, "s2", player=10)  # fresh, but at the Classic table
     elsewhere = await baccarat_socket(player, slug="baccarat-social")
-    assert (await elsewhere.connect())[0]
+    assert (await elsewhere.connect(timeout=5))[0]
     assert await elsewhere.receive_nothing(timeout=0.3)
     await elsewhere.disconnect()
 
@@ -118,13 +118,13 @@ async def test_a_reveal_cut_off_goes_on_from_the_last_card_the_player_saw(player
     # resend exactly what was shown at once, then go on with the next card.
     settings.CASINO_REVEAL_DELAY = 0.4
     first = await baccarat_socket(player)
-    assert (await first.connect())[0]
+    assert (await first.connect(timeout=5))[0]
     await bet(player, "s1", banker=10)
     seen = [await first.receive_from(timeout=3) for _ in range(3)]  # deal, P1, B1
     await first.disconnect()  # the tab reloads during the pause after B1
 
     again = await baccarat_socket(player)
-    assert (await again.connect())[0]
+    assert (await again.connect(timeout=5))[0]
     resent = [await again.receive_from(timeout=0.3) for _ in range(3)]  # at once, no pause
     assert resent == seen
     following = await again.receive_from(timeout=3)

@@ -85,7 +85,7 @@ class Tab:
         self.socket = WebsocketCommunicator(
             application, f"/ws/baccarat/{SLUG}/", headers=[*headers, (b"cookie", cookie.encode())]
         )
-        connected, _ = await self.socket.connect()
+        connected, _ = await self.socket.connect(timeout=5)
         assert connected
         return self.socket
 

@@ -24,8 +24,8 @@ async def test_it_counts_open_sockets_and_the_reveals_start(make_player):
     results_before = sample("casino_bet_to_result_seconds_count", game="baccarat")
 
     first, second = await baccarat_socket(player), await baccarat_socket(player)
-    assert (await first.connect())[0]
-    assert (await second.connect())[0]
+    assert (await first.connect(timeout=5))[0]
+    assert (await second.connect(timeout=5))[0]
     assert sample("casino_open_sockets", game="baccarat") == open_before + 2
 
     table = await database_sync_to_async(Table.objects.get)(slug="baccarat-classic")
@@ -45,6 +45,6 @@ async def test_it_counts_open_sockets_and_the_reveals_start(make_player):
 async def test_an_anonymous_socket_that_is_closed_at_once_is_not_counted():
     before = sample("casino_open_sockets", game="baccarat")
     anonymous = await baccarat_socket()
-    connected, _ = await anonymous.connect()
+    connected, _ = await anonymous.connect(timeout=5)
     assert not connected
     assert sample("casino_open_sockets", game="baccarat") == before

@@ -57,7 +57,7 @@ def player(make_player):
 
 async def socket(user) -> WebsocketCommunicator:
     communicator = await baccarat_socket(user, SLUG)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert connected
     return communicator
 

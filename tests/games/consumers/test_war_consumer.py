@@ -54,7 +54,7 @@ def socket(user, slug: str) -> WebsocketCommunicator:
 async def test_it_closes_the_socket_when_the_decision_time_runs_out(tied):
     user, table, rnd = tied
     communicator = socket(user, table.slug)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert connected
     out = await communicator.receive_output(timeout=8)
     assert out == {"type": "websocket.close", "code": TIMEOUT_CLOSE_CODE}
@@ -67,7 +67,7 @@ async def test_it_closes_the_socket_when_the_decision_time_runs_out(tied):
 async def test_a_decision_in_time_keeps_the_player_at_the_table(tied):
     user, table, rnd = tied
     communicator = socket(user, table.slug)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert connected
     await database_sync_to_async(war.decide)(user=user, round_id=rnd.pk, decision="surrender")
     # Past the deadline and its grace: the socket stays open.
@@ -81,7 +81,7 @@ async def test_a_socket_opened_after_the_deadline_closes_at_once(tied):
         decision_deadline=rnd.decision_deadline - war.DECISION_GRACE * 30
     )
     communicator = socket(user, table.slug)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     assert connected
     out = await communicator.receive_output(timeout=2)
     assert out["code"] == TIMEOUT_CLOSE_CODE
@@ -89,6 +89,6 @@ async def test_a_socket_opened_after_the_deadline_closes_at_once(tied):
 
 async def test_it_accepts_only_a_logged_in_player():
     communicator = socket(AnonymousUser(), "casino-war")
-    connected, code = await communicator.connect()
+    connected, code = await communicator.connect(timeout=5)
     assert not connected
     assert code == UNAUTHENTICATED_CLOSE_CODE

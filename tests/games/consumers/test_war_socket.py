@@ -100,7 +100,7 @@ async def open_tab(user, slug: str = "casino-war") -> tuple[WebsocketCommunicato
             (b"cookie", f"{settings.SESSION_COOKIE_NAME}={key}; django_language=en".encode()),
         ],
     )
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=5)
     assert connected
     return socket, client
 

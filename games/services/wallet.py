@@ -18,7 +18,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import Sum
+from django.db.models import F, OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -321,15 +322,20 @@ def adjust_balance(*, user: User, amount: int, reason: str, actor: User) -> int:
 
 
 def ledger_mismatches() -> list[tuple[Wallet, int]]:
-    """Wallets whose balance is not the sum of their ledger rows."""
-    sums = dict(
-        LedgerEntry.objects.values("wallet_id")
+    """Wallets whose balance is not the sum of their ledger rows, read in
+    one statement: one snapshot of both. Read as two (the sums, then the
+    balances), a round settled in between showed its wallet off by its
+    payout while tables were dealing (bench/live.py)."""
+    sums = (
+        LedgerEntry.objects.filter(wallet=OuterRef("pk"))
+        .values("wallet")
         .annotate(total=Sum("amount"))
-        .values_list("wallet_id", "total")
+        .values("total")
     )
-    bad = []
-    for wallet in Wallet.objects.select_related("user").order_by("pk"):
-        total = sums.get(wallet.pk, 0) or 0
-        if total != wallet.balance:
-            bad.append((wallet, total))
-    return bad
+    wallets = (
+        Wallet.objects.select_related("user")
+        .annotate(total=Coalesce(Subquery(sums), 0))
+        .exclude(balance=F("total"))
+        .order_by("pk")
+    )
+    return [(wallet, wallet.total) for wallet in wallets]

@@ -11,7 +11,7 @@ from django.db import connections, transaction
 from games.errors import GameError, InsufficientChips
 from games.models import LedgerEntry, Profile, Wallet
 from games.services import wallet as wallet_service
-from games.services.wallet import Posting, post
+from games.services.wallet import Posting, ledger_mismatches, post
 
 
 def balance_of(user) -> int:
@@ -104,6 +104,22 @@ def test_audit_ledger_names_a_wallet_that_does_not_match(make_player):
         call_command("audit_ledger")
     assert "1 wallet(s)" in str(err.value)
     assert Wallet.objects.get(user=good).balance == 1_000_000
+
+
+def test_the_audit_reads_balances_and_ledger_rows_in_one_snapshot(
+    make_player, django_assert_num_queries
+):
+    """One statement, so one snapshot: read as two, a live table's payout
+    committed between the sums and the balances named a sound wallet as
+    off by that payout while the dealer settled (bench/live.py)."""
+    make_player("good")
+    bad = make_player("bad")
+    Wallet.objects.filter(user=bad).update(balance=123)
+    with django_assert_num_queries(1):
+        off = ledger_mismatches()
+    assert [(wallet.user.username, wallet.balance, total) for wallet, total in off] == [
+        ("bad", 123, 1_000_000)
+    ]
 
 
 @pytest.mark.engines

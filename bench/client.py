@@ -129,6 +129,12 @@ class Socket:
                 timeout=timeout,
                 enable_multithread=True,
                 socket=connected,
+                # websocket-client checks a text frame's UTF-8 in pure
+                # Python: 94% of a Locust process's CPU at a live table
+                # (py-spy), which then stamped frames late. The server is
+                # not what is tested here, and the parsers below would fail
+                # on bad text anyway.
+                skip_utf8_validation=True,
             )
         except Exception:
             if connected is not None:

@@ -14,8 +14,6 @@ from collections.abc import Callable
 from functools import cache
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 
 from games.baccarat.rules import Coup, play_coup
 from games.errors import BetRefused, GameError, InsufficientChips, TableClosed
@@ -24,6 +22,7 @@ from games.services import baccarat, bets
 from games.services.faults import InjectedFault, inject_fault
 from games.services.player_settings import change_client_seed
 from games.verify import derive_shoe
+from tests.groups import heard
 from tests.threads import at_once
 
 CLIENT_SEED = "baccarat-tests"
@@ -336,20 +335,23 @@ def test_it_announces_the_round_to_the_players_tables_after_commit(
     make_player, classic, django_capture_on_commit_callbacks
 ):
     user = make_player(chips=1_000)
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(baccarat.reveal_group(user.pk), channel)
     with (
         django_capture_on_commit_callbacks(execute=False) as callbacks,
         pytest.raises(GameError),
     ):
         baccarat.place_bet(user=user, table=classic, bets={"tie": 1 * CHIP}, slip_key="x")
     assert callbacks == []  # a refused bet announces nothing
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        rnd = baccarat.place_bet(user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="y")
+
+    def bet() -> tuple[Round, list]:
+        with django_capture_on_commit_callbacks(execute=True) as callbacks:
+            rnd = baccarat.place_bet(
+                user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="y"
+            )
+        return rnd, callbacks
+
+    (rnd, callbacks), event = heard(baccarat.reveal_group(user.pk), bet)
     # One push (the other callback writes the round's log line).
     assert [c.func.__name__ for c in callbacks] == ["send_now", "log_round"]
-    event = async_to_sync(layer.receive)(channel)
     # When BET reached the server: the socket counts BET-to-result from it.
     assert time.time() - 60 < event.pop("bet_at") <= time.time()
     assert event == {
@@ -361,7 +363,6 @@ def test_it_announces_the_round_to_the_players_tables_after_commit(
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         baccarat.place_bet(user=user, table=classic, bets={"tie": 10 * CHIP}, slip_key="y")
     assert callbacks == []  # a replayed slip is not shown twice
-    async_to_sync(layer.group_discard)(baccarat.reveal_group(user.pk), channel)
 
 
 # --- the client seed ---------------------------------------------------------

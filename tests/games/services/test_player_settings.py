@@ -4,16 +4,13 @@ tables told of a fast-play change."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 
 from games.errors import GameError
 from games.models import Profile
 from games.services.player_settings import change_client_seed, save_settings
 from games.services.push import baccarat_group
+from tests.groups import heard
 
 
 def test_it_saves_the_players_settings(make_player):
@@ -44,17 +41,16 @@ def test_a_fast_play_change_reaches_the_players_open_tables(
     make_player, django_capture_on_commit_callbacks
 ):
     user = make_player()
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(baccarat_group(user.pk), channel)
-    with django_capture_on_commit_callbacks(execute=True):
-        save_settings(user=user, values={"fast_play": True})
-    heard = async_to_sync(asyncio.wait_for)(layer.receive(channel), 10)  # never hangs
-    assert heard == {"type": "speed.changed", "fast": True}
+
+    def fast() -> None:
+        with django_capture_on_commit_callbacks(execute=True):
+            save_settings(user=user, values={"fast_play": True})
+
+    _, event = heard(baccarat_group(user.pk), fast)
+    assert event == {"type": "speed.changed", "fast": True}
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         save_settings(user=user, values={"fast_play": True, "music": False})
     assert callbacks == []  # fast play did not change: the tables hear nothing
-    async_to_sync(layer.group_discard)(baccarat_group(user.pk), channel)
 
 
 @pytest.mark.parametrize("seed", ["", "   ", "x" * 65, "tab\there"])

@@ -19,8 +19,6 @@ from functools import cache
 from importlib import import_module
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.urls import reverse
 
@@ -33,6 +31,7 @@ from games.services import baccarat
 from games.services import squeeze as squeeze_service
 from games.services.baccarat import SqueezeWish, squeeze_side
 from games.verify import derive_shoe
+from tests.groups import heard
 from tests.seeds import find_seed
 
 CLIENT_SEED = "squeeze-tests"
@@ -398,7 +397,6 @@ def test_the_reveal_event_names_the_side_to_squeeze(
 ):
 
     user = make_player(chips=10_000)
-    layer = get_channel_layer()
     group = baccarat.reveal_group(user.pk)
     on = SqueezeWish(on=True)
     for key, bets, side in (
@@ -406,14 +404,14 @@ def test_the_reveal_event_names_the_side_to_squeeze(
         ("b", {"banker": 100 * CHIP}, None),  # under the threshold
         ("c", {"tie": 1_000 * CHIP, "banker_pair": 1_000 * CHIP}, None),
     ):
-        # A channel per round: each is received once (channels-redis keeps a
-        # receive loop per event loop, and async_to_sync makes a loop per call).
-        channel = async_to_sync(layer.new_channel)()
-        async_to_sync(layer.group_add)(group, channel)
-        with django_capture_on_commit_callbacks(execute=True):
-            rnd = baccarat.place_bet(user=user, table=classic, bets=bets, slip_key=key, squeeze=on)
-        event = async_to_sync(layer.receive)(channel)
-        async_to_sync(layer.group_discard)(group, channel)
+
+        def bet(key: str = key, bets: dict[str, int] = bets) -> Round:
+            with django_capture_on_commit_callbacks(execute=True):
+                return baccarat.place_bet(
+                    user=user, table=classic, bets=bets, slip_key=key, squeeze=on
+                )
+
+        rnd, event = heard(group, bet)
         event.pop("bet_at")  # when BET reached the server
         assert event == {
             "type": "round.reveal",

@@ -13,12 +13,10 @@ import math
 import re
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import connection
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -29,6 +27,7 @@ from games.selectors.history_export import CHUNK_SIZE, ROWS_PER_CHUNK
 from games.services.operator import do_adjustments, set_player_active
 from games.services.sockets import SESSION_END, user_group
 from games.services.tables import save_table, table_snapshot
+from tests.groups import heard
 from tests.stored_results import settled_coup
 
 User = get_user_model()
@@ -328,20 +327,20 @@ def test_it_deactivates_a_player_signs_them_out_and_closes_their_sockets(
     theirs = client_factory()
     theirs.force_login(alice)
     assert theirs.get(reverse("account")).status_code == 200
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(user_group(alice.pk), channel)
 
-    with django_capture_on_commit_callbacks(execute=True):
-        response = op_client.post(
-            reverse("operator_player_active", args=[alice.pk]),
-            {"active": "0", "reason": "fraud review"},
-            **EN,
-        )
+    def deactivate() -> HttpResponse:
+        with django_capture_on_commit_callbacks(execute=True):
+            return op_client.post(
+                reverse("operator_player_active", args=[alice.pk]),
+                {"active": "0", "reason": "fraud review"},
+                **EN,
+            )
+
+    response, event = heard(user_group(alice.pk), deactivate)
     assert response.status_code == 302
     alice.refresh_from_db()
     assert alice.is_active is False
-    assert async_to_sync(layer.receive)(channel) == {"type": SESSION_END}
+    assert event == {"type": SESSION_END}
     # Their browser is signed out: the next page asks them to log in.
     account = theirs.get(reverse("account"))
     assert account.status_code == 302 and "login" in account["Location"]

@@ -135,9 +135,8 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
 
     async def live_seat(self, event: dict[str, Any]) -> None:
         if event.get("table") == self.table.pk:
-            await self.send(text_data=await self._seat(event["balance"]))
-
-    @in_thread
-    def _seat(self, balance: int) -> str:
-        with translation.override(self.language):
-            return presenter.settled_answer(user=self.user, table=self.table, balance=balance)
+            # Drawn from the message alone, on the event loop: no database
+            # read, so no wait behind the worker's BETs (or theirs behind it).
+            with translation.override(self.language):
+                html = presenter.settled_answer(balance=event["balance"], last=event["last"])
+            await self.send(text_data=html)

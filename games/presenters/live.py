@@ -43,7 +43,7 @@ from games.presenters.baccarat.answers import rebet_for
 from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
 from games.presenters.common import card_view, chip_views
-from games.selectors.live import LiveView, live_view, seat
+from games.selectors.live import LiveView, Seat, live_view, seat
 from games.services import bets, live
 from games.services.push import send_now
 from games.services.rounds import Placed
@@ -114,15 +114,14 @@ def broadcast(view: LiveView, *, fresh: bool = False) -> None:
     send_now(live.live_group(view.table), event)
 
 
-def seat_context(*, user: User, table: Table, coup: Coup | None) -> dict[str, Any]:
+def seat_context(mine: Seat) -> dict[str, Any]:
     """The player's own part of the table: their bet on the coup taking bets
     and their last settled one."""
-    mine = seat(user=user, table=table, coup=coup)
     return {
         "my_stake": [
             (str(AREA_LABELS[a]), format_chips(mine.stake[a])) for a in AREAS if mine.stake.get(a)
         ],
-        "my_last": mine.last,
+        "my_last": live.last_coup(mine.last),
     }
 
 
@@ -132,8 +131,7 @@ def page_context(
     """The whole live table screen: the table's state and the player's seat and slip."""
     view = live_view(table)
     limits = bets.baccarat_limits(user=user, version=version, profile=profile, chips=table.chips)
-    mine = seat_context(user=user, table=table, coup=view.coup)
-    last = mine["my_last"]
+    mine = seat(user=user, table=table, coup=view.coup)
     finished = (
         Shoe.objects.filter(table=table, ended_at__isnull=False)
         .order_by("-number")
@@ -143,12 +141,12 @@ def page_context(
     return {
         **state_context(view),
         **terms_context(version, limits, balance),
-        **mine,
+        **seat_context(mine),
         **squeeze.seat_context(user),
         "version": version,
         "balance": balance,
         "chips": chip_views(table.chips),
-        "rebet": rebet_for(limits, balance, last.bets if last else None),
+        "rebet": rebet_for(limits, balance, mine.last.bets if mine.last else None),
         "last_shoe": finished,
     }
 
@@ -161,7 +159,7 @@ def placed_answer(*, user: User, placed: Placed) -> str:
         "balance": placed.balance,
         "placed_coup": rnd.detail.get("coup"),
         "committed_shoe": rnd.coup.shoe.number if rnd.coup and rnd.detail.get("seed") else None,
-        **seat_context(user=user, table=rnd.table, coup=rnd.coup),
+        **seat_context(seat(user=user, table=rnd.table, coup=rnd.coup)),
     }
     return render_to_string(f"{TEMPLATE}#placed", context)
 
@@ -181,10 +179,11 @@ def revealed_answer(mine: ShoeSeed) -> str:
     return render_to_string(f"{TEMPLATE}#refused", {"notice": notice})
 
 
-def settled_answer(*, user: User, table: Table, balance: int) -> str:
-    """The player's seat and balance once the deal settled (or refunded) their bet."""
-    context = {"balance": balance, **seat_context(user=user, table=table, coup=None)}
-    return render_to_string(f"{TEMPLATE}#settled", context)
+def settled_answer(*, balance: int, last: dict[str, Any] | None) -> str:
+    """The player's seat and balance once the deal settled (or refunded)
+    their bet, from the dealer's message alone (services.live._tell_player):
+    no bet is open on the table then."""
+    return render_to_string(f"{TEMPLATE}#settled", {"balance": balance, "my_last": last})
 
 
 # What each table's last state sent showed (coup, status, stakes, players):

@@ -84,12 +84,41 @@ def seat_group(user_id: int) -> str:
     return f"live-seat-{user_id}"
 
 
+def last_coup(rnd: Round | None) -> dict[str, Any] | None:
+    """A player's settled bet as their seat shows it: its round, coup,
+    stake and return."""
+    if rnd is None:
+        return None
+    return {
+        "round": rnd.pk,
+        "coup": rnd.detail.get("coup"),
+        "staked": rnd.total_bet,
+        "returned": rnd.total_return,
+    }
+
+
 def _tell_player(rnd: Round) -> None:
-    """The player's new balance once their bet is settled or refunded (their
-    socket draws their seat from it)."""
+    """The player's new balance and last settled coup once their bet is
+    settled or refunded: their socket draws their seat from this alone. (Read
+    from the database instead, 800 bettors' seats after each deal held up
+    the next coup's BETs on their socket worker's database thread.)"""
+    last = (
+        rnd
+        if rnd.status == Round.Status.SETTLED
+        else Round.objects.filter(
+            player_id=rnd.player_id, table_id=rnd.table_id, status=Round.Status.SETTLED
+        )
+        .order_by("-id")
+        .first()
+    )
     push(
         seat_group(rnd.player_id),
-        {"type": "live.seat", "table": rnd.table_id, "balance": rnd.balance_after},
+        {
+            "type": "live.seat",
+            "table": rnd.table_id,
+            "balance": rnd.balance_after,
+            "last": last_coup(last),
+        },
     )
 
 

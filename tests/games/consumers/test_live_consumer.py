@@ -78,6 +78,7 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     assert f'data-winner="{rnd.winner}"' in state
     assert f'data-dealt-at="{int(deal_at.timestamp() * 1000)}"' in state
     assert f'data-balance="{rnd.balance_after}"' in seat
+    assert "Your last coup (1): staked 10, returned" in seat  # from the dealer's message
     await communicator.disconnect()
 
 

@@ -23,6 +23,7 @@ from games.presenters.live import DealerLease
 from games.services import baccarat, live, play_safe
 from games.services.repair import find_problems
 from games.services.wallet import ledger_mismatches
+from tests.groups import heard
 from tests.live import shoe_under_way
 
 pytestmark = pytest.mark.django_db
@@ -467,3 +468,45 @@ def test_bets_a_dealer_left_open_after_its_deal_are_settled_before_the_next_coup
     payouts = LedgerEntry.objects.filter(round__coup=dealt.coup, kind=LedgerEntry.Kind.PAYOUT)
     assert payouts.values("round").distinct().count() == payouts.count()  # one a bet at most
     assert ledger_mismatches() == []
+
+
+def test_a_players_socket_hears_their_last_coup_when_it_settles_and_when_a_bet_is_refunded(
+    table, make_player, django_capture_on_commit_callbacks
+):
+    """The seat message carries the player's figures, so no socket reads
+    the database for them after a deal; a refund still names the last coup
+    that settled."""
+    ann = make_player(chips=1_000)
+    live.advance(table, now=at(0))
+    first = bet(ann, table, at(1), player=1_000).round
+    dealt = shuffle_and_deal(table, [ann])
+
+    def told(step) -> dict:
+        def run() -> None:
+            with django_capture_on_commit_callbacks(execute=True):
+                step()
+
+        return heard(live.seat_group(ann.pk), run)[1]
+
+    settled = told(lambda: live.settle_coup(dealt.coup, now=at(18)))
+    first.refresh_from_db()
+    figures = {"round": first.pk, "coup": 1, "staked": 1_000, "returned": first.total_return}
+    assert settled == {
+        "type": "live.seat",
+        "table": table.pk,
+        "balance": first.balance_after,
+        "last": figures,
+    }
+
+    opens = 18 + live.RESULT_SECONDS
+    assert live.advance(table, now=at(opens)).did == "opened"
+    second = bet(ann, table, at(opens + 1), slip="again", player=2_000).round
+    refunded = told(lambda: live.advance(table, now=at(opens + 40)))
+    second.refresh_from_db()
+    assert second.status == Round.Status.VOID
+    assert refunded == {
+        "type": "live.seat",
+        "table": table.pk,
+        "balance": first.balance_after,
+        "last": figures,
+    }

@@ -797,11 +797,15 @@ class LivePlayer(Player):
             return
         coup = (int(found.group(1)), int(found.group(2)))
         if status == "betting" and coup not in self.bet_on and not self.watcher:
-            self.bet_on.add(coup)
-            left = (closes_at - server_now) / 1000
+            # The seconds left now, as the page's countdown shows them: a
+            # frame read late (queued while the players were seated) shows
+            # less time, or none, and a player does not bet on a closed clock.
+            now = time.perf_counter()
+            left = (closes_at - server_now) / 1000 - (now - arrived)
             if time.time() < until and left > 1.0:
+                self.bet_on.add(coup)
                 # People do not all press BET at once: somewhere in the window.
-                self.bet_at = arrived + self.rng.uniform(0, self.bet_spread * (left - 0.5))
+                self.bet_at = now + self.rng.uniform(0, self.bet_spread * (left - 0.5))
                 self.coup = coup
                 # BET names the coup on screen, as the page's slip does.
                 meant = LIVE_COUP_ID.search(text)

@@ -15,6 +15,7 @@ once deal each coup once.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import socket
@@ -29,7 +30,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import close_old_connections
 from django.template.loader import render_to_string
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -186,28 +187,53 @@ def settled_answer(*, balance: int, last: dict[str, Any] | None) -> str:
     return render_to_string(f"{TEMPLATE}#settled", {"balance": balance, "my_last": last})
 
 
-# What each table's last state sent showed (coup, status, stakes, players):
-# the countdown runs in the browser, so a second with nothing new sends nothing.
-_shown: dict[int, tuple[Any, ...]] = {}
+# The stakes' shares and the players move with every bet: they go out at
+# most every SHARES_SECONDS. Sent every second, they were most of the states
+# a table sends and of its socket workers' CPU (bench/live.py, 1,000 players).
+SHARES_SECONDS = 2
+
+
+@dataclasses.dataclass(frozen=True)
+class Shown:
+    """What a table's last state showed, and when it went out."""
+
+    step: tuple[Any, ...]  # coup, status, seeds revealed: sent at once when they change
+    stakes: tuple[Any, ...]  # the shares and the players
+    at: dt.datetime
+
+
+# The countdown runs in the browser, so a second with nothing new sends nothing.
+_shown: dict[int, Shown] = {}
+
+
+def _recent(elapsed: dt.timedelta) -> bool:
+    """Within SHARES_SECONDS of the last state (a clock set back is not)."""
+    return dt.timedelta(0) <= elapsed < dt.timedelta(seconds=SHARES_SECONDS)
 
 
 def tick(*, now: dt.datetime | None = None) -> None:
     """One pass of the dealer over every open live table: its state goes
-    out after each step, and while bets are open whenever the stakes moved;
-    after a deal, once its cards are out, the coup's bets are settled (each
-    player hears their own figures as theirs is)."""
+    out after each step, and while bets are open when the stakes moved
+    (every ``SHARES_SECONDS`` at most); after a deal, once its cards are
+    out, the coup's bets are settled (each player hears their own figures
+    as theirs is)."""
+    moment = now or timezone.now()
     for table in live.tables_to_deal():
         step = live.advance(table, now=now)
         view = live_view(table, now=now)
         coup = view.coup
-        shown = (
-            coup.pk if coup else None,
-            coup.status if coup else "",
-            view.staked,
-            view.players,
-            view.revealed,
+        shown = Shown(
+            step=(coup.pk if coup else None, coup.status if coup else "", view.revealed),
+            stakes=(view.staked, view.players),
+            at=moment,
         )
-        if step.did or _shown.get(table.pk) != shown:
+        last = _shown.get(table.pk)
+        if (
+            step.did
+            or last is None
+            or last.step != shown.step
+            or (last.stakes != shown.stakes and not _recent(moment - last.at))
+        ):
             _shown[table.pk] = shown
             broadcast(view, fresh=step.did == "dealt")
         if step.did == "dealt" and step.coup is not None:

@@ -106,7 +106,8 @@ async def test_a_private_table_has_no_live_socket(make_player):
 
 async def test_the_dealer_sends_the_state_when_something_changed_only(make_player):
     """The countdown runs in the browser: a second in which nothing moved
-    sends nothing, a new stake sends the new shares."""
+    sends nothing, a new stake sends the new shares, at most every
+    SHARES_SECONDS."""
     ann = await database_sync_to_async(make_player)(chips=1_000)
     table = await database_sync_to_async(Table.objects.get)(slug="baccarat-live")
     communicator = await socket(ann, table.slug)
@@ -120,6 +121,9 @@ async def test_the_dealer_sends_the_state_when_something_changed_only(make_playe
     await communicator.send_to(text_data=await bet_message("one", banker="10"))
     await communicator.receive_from()  # BET's answer
     await database_sync_to_async(presenter.tick)()
+    assert await communicator.receive_nothing(timeout=0.3)  # the shares went out just now
+    later = timezone.now() + dt.timedelta(seconds=presenter.SHARES_SECONDS)
+    await database_sync_to_async(presenter.tick)(now=later)
     state = await communicator.receive_from()
     assert re.search(r'data-testid="share-banker">.*?<b>100%</b>', state)
     await communicator.disconnect()

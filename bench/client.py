@@ -854,6 +854,9 @@ class LivePlayer(Player):
             return
         if version := BAC_VERSION.search(text):
             self.bac_version = version.group(1)
+        if self.bet_for is not None:
+            # A refused bet committed no seed: the page reveals none for it.
+            self.secrets.pop(self.bet_for, None)
         kind = "went wrong" if WENT_WRONG in error.group(1) else "refused bet"
         self.report.request("live_bet", seconds, PlayerError(kind, error.group(1)))
         self.report.error(kind, error.group(1))

@@ -116,13 +116,24 @@ class Seat:
     last: Round | None
 
 
+def last_settled(*, player_id: int, table_id: int) -> Round | None:
+    """The player's last settled bet at the table."""
+    return (
+        Round.objects.filter(player_id=player_id, table_id=table_id, status=Round.Status.SETTLED)
+        .order_by("-id")
+        .first()
+    )
+
+
 def seat(*, user: User, table: Table, coup: Coup | None) -> Seat:
-    mine = Round.objects.filter(player=user, table=table)
-    current = mine.filter(coup=coup).first() if coup is not None else None
-    last = mine.filter(status=Round.Status.SETTLED).order_by("-id").first()
+    current = (
+        Round.objects.filter(player=user, table=table, coup=coup).first()
+        if coup is not None
+        else None
+    )
     return Seat(
         stake=dict(current.bets)
         if current is not None and current.status == Round.Status.OPEN
         else {},
-        last=last,
+        last=last_settled(player_id=user.pk, table_id=table.pk),
     )

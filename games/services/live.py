@@ -59,6 +59,7 @@ from games.models import (
     TableVersion,
 )
 from games.money import decimal_pays
+from games.selectors.live import last_settled
 from games.services import bets as bet_check
 from games.services import live_squeeze, rollups, rounds
 from games.services.baccarat import coup_record, payout_postings, stake_postings
@@ -105,11 +106,7 @@ def _tell_player(rnd: Round) -> None:
     last = (
         rnd
         if rnd.status == Round.Status.SETTLED
-        else Round.objects.filter(
-            player_id=rnd.player_id, table_id=rnd.table_id, status=Round.Status.SETTLED
-        )
-        .order_by("-id")
-        .first()
+        else last_settled(player_id=rnd.player_id, table_id=rnd.table_id)
     )
     push(
         seat_group(rnd.player_id),

@@ -33,6 +33,7 @@ settled result of a round the socket did not finish showing).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import hashlib
 import json
@@ -674,6 +675,20 @@ LIVE_COUP = re.compile(r'data-testid="live-coup" data-shoe="(\d+)" data-coup="(\
 LIVE_COUP_ID = re.compile(r'id="live-state"[^>]*data-coup-id="(\d*)"')  # while betting
 LIVE_RESULT = re.compile(r'data-testid="live-result"[^>]*data-dealt-at="(\d+)"')
 LIVE_SEAT = re.compile(r'id="live-seat"')
+
+
+def add_live_options(parser: argparse.ArgumentParser) -> None:
+    """A live table's players' options (``LivePlayer``), for bench/live.py's
+    parser and the Locust file's alike."""
+    parser.add_argument(
+        "--watchers", type=float, default=0.2, help="the share of players who only watch"
+    )
+    parser.add_argument(
+        "--bet-spread",
+        type=float,
+        default=0.7,
+        help="a bettor's BET goes at a random moment within this share of the window",
+    )
 
 
 class LivePlayer(Player):

@@ -30,6 +30,7 @@ import json  # noqa: E402
 import subprocess  # noqa: E402
 
 from bench import load  # noqa: E402
+from bench.client import add_live_options  # noqa: E402
 from bench.metrics import check_ledger, cpu_table  # noqa: E402
 from bench.stack import ROOT  # noqa: E402
 
@@ -57,15 +58,7 @@ JSON_HEAD = (
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = load.build_parser(__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--watchers", type=float, default=0.2, help="the share of players who only watch"
-    )
-    parser.add_argument(
-        "--bet-spread",
-        type=float,
-        default=0.7,
-        help="a bettor's BET goes at a random moment within this share of the window",
-    )
+    add_live_options(parser)
     parser.set_defaults(players=100, seconds=90.0, baccarat_table="baccarat-live")
     args = load.parse_args(argv, parser)
     if not 0 <= args.watchers < 1 or not 0 < args.bet_spread <= 1:

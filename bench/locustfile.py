@@ -51,7 +51,15 @@ from locust.stats import StatsEntry
 # Locust puts this file's folder on the path; the client lives in the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.client import TRANSPORTS, LivePlayer, Player, PlayerError, Report, client_address
+from bench.client import (
+    TRANSPORTS,
+    LivePlayer,
+    Player,
+    PlayerError,
+    Report,
+    add_live_options,
+    client_address,
+)
 
 EVENT = "casino-load"
 
@@ -88,15 +96,7 @@ def _options(parser) -> None:
     parser.add_argument(
         "--late-players", type=int, default=0, help="players signing up once the play began"
     )
-    parser.add_argument(
-        "--watchers", type=float, default=0.2, help="LivePlayer: the share who only watch"
-    )
-    parser.add_argument(
-        "--bet-spread",
-        type=float,
-        default=0.7,
-        help="LivePlayer: a BET goes within this share of the betting window",
-    )
+    add_live_options(parser)
 
 
 class LocustReport(Report):

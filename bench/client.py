@@ -382,9 +382,14 @@ class Player:
         if found is None:
             raise PlayerError("war page", "no slip key on the page")
         self.war_key = found.group(1)
+        self.bac_ws = self.seat_socket(f"/ws/baccarat/{self.baccarat_table}/")
+        self.war_ws = self.seat_socket(f"/ws/war/{self.war_table}/")
+
+    def seat_socket(self, path: str) -> Socket:
+        """A table's socket, opened as the player sits down: a failure is
+        the player's error to report."""
         try:
-            self.bac_ws = self.socket(f"/ws/baccarat/{self.baccarat_table}/")
-            self.war_ws = self.socket(f"/ws/war/{self.war_table}/")
+            return self.socket(path)
         except Exception as exc:
             raise PlayerError("websocket connect", f"{type(exc).__name__}: {exc}") from None
 
@@ -733,10 +738,7 @@ class LivePlayer(Player):
         if version is None:
             raise PlayerError("live page", "no table version on the page")
         self.bac_version = version.group(1)
-        try:
-            self.live_ws = self.socket(self.live_path)
-        except Exception as exc:
-            raise PlayerError("websocket connect", f"{type(exc).__name__}: {exc}") from None
+        self.live_ws = self.seat_socket(self.live_path)
 
     def play_coup(self, until: float, timeout: float = 60.0) -> None:
         """Read the table until the next deal (a bettor: the deal of the coup

@@ -53,8 +53,6 @@ run setup admin: export DJANGO_HSTS_SECONDS ?= 0
 db/secret_key: | $(VENV)/.runtime
 	DJANGO_DEBUG=1 $(BIN)/python manage.py make_secret_key
 
-# collectstatic: with DJANGO_DEBUG=0 the pages name the static files by
-# their hashed names, which whitenoise serves from STATIC_ROOT.
 # The commitment log's signing key, made once (db/log_key); the witness
 # `make run` runs beside the site, its key registered with the site.
 db/log_key: | $(VENV)/.runtime
@@ -62,6 +60,8 @@ db/log_key: | $(VENV)/.runtime
 db/log_witnesses: | $(VENV)/.runtime
 	DJANGO_DEBUG=1 $(BIN)/python manage.py witness --state db/witness.json --key > $@
 
+# collectstatic: with DJANGO_DEBUG=0 the pages name the static files by
+# their hashed names, which whitenoise serves from STATIC_ROOT.
 setup: $(VENV)/.runtime db/secret_key db/log_key db/log_witnesses messages
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py setup_casino

@@ -87,3 +87,17 @@ def seat_at_live_table(browser, context_args, live_url, password_hash, name: str
     page.goto(f"{live_url}/baccarat/baccarat-live/")
     expect(page.locator("body")).to_have_attribute("data-ws", "open")
     return page, user
+
+
+# The live table's betting clock is open with at least ``seconds`` left.
+_FRESH_WINDOW = """(seconds) => {
+  const clock = document.querySelector("[data-testid=live-clock]");
+  return clock.dataset.state === "open" && Number(clock.textContent) >= seconds;
+}"""
+
+
+def wait_for_fresh_window(page, seconds: int) -> None:
+    """Wait for a live betting window with ``seconds`` or more left (a new
+    shoe's first window opens again until somebody bets): under make test's
+    load, a window found nearly over closed between a bet and its note."""
+    page.wait_for_function(_FRESH_WINDOW, arg=seconds, timeout=30_000)

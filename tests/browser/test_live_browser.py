@@ -11,18 +11,12 @@ from playwright.sync_api import expect
 
 from games.models import Round, Shoe, Table
 from games.services.tables import create_presets, save_table, table_snapshot
-from tests.browser.helpers import eventually, seat_at_live_table
+from tests.browser.helpers import eventually, seat_at_live_table, wait_for_fresh_window
 from tests.live import finish_shoe
 
 pytestmark = pytest.mark.browser
 
 TABLE = "/baccarat/baccarat-live/"
-# The betting clock is open with at least this many seconds left.
-SECONDS_TO_BET = 9
-FRESH_WINDOW = """(seconds) => {
-  const clock = document.querySelector("[data-testid=live-clock]");
-  return clock.dataset.state === "open" && Number(clock.textContent) >= seconds;
-}"""
 SIZES = (
     {"width": 1280, "height": 800},
     {"width": 390, "height": 844},
@@ -54,10 +48,7 @@ def test_three_players_see_one_coup_one_deal_one_road(
     (ann, bob, cat), (ann_user, bob_user, _cat_user) = seated(
         browser, browser_context_args, live_url, password_hash, 3
     )
-    # Both bets go down at the start of a window (a new shoe's first one
-    # opens again until somebody bets): under make test's load, a window
-    # found with a second or two left closed between a bet and its note.
-    ann.wait_for_function(FRESH_WINDOW, arg=SECONDS_TO_BET, timeout=30_000)
+    wait_for_fresh_window(ann, 9)  # both bets, their notes and the shares
     ann.get_by_test_id("chip-100").click()
     ann.get_by_test_id("area-player").click()
     ann.get_by_test_id("bet").click()

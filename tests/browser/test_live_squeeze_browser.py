@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from games.models import Table
 from games.services.tables import create_presets, save_table, table_snapshot
-from tests.browser.helpers import eventually, seat_at_live_table
+from tests.browser.helpers import eventually, seat_at_live_table, wait_for_fresh_window
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,7 @@ def squeeze_table(orm):
     create_presets()
     table = Table.objects.get(slug="baccarat-live")
     before = table_snapshot(table)
-    table.betting_seconds = 5
+    table.betting_seconds = 8
     table.squeeze_threshold = 10_000  # 100 chips
     table.squeeze_seconds = 30  # the test opens the cards itself
     save_table(table=table, actor=None, before=before)
@@ -73,9 +73,7 @@ def test_the_peeler_peels_the_watcher_sees_it_and_both_see_one_result(
     args = (browser, browser_context_args, live_url, password_hash)
     peeler, _ = seat_at_live_table(*args, "peeler", PEELER_SIZE)
     watcher, _ = seat_at_live_table(*args, "watcher", WATCHER_SIZE)
-    expect(peeler.get_by_test_id("live-clock")).to_have_attribute(
-        "data-state", "open", timeout=20_000
-    )
+    wait_for_fresh_window(peeler, 5)
     peeler.get_by_test_id("chip-100").click()
     peeler.get_by_test_id("area-player").click()
     peeler.get_by_test_id("bet").click()

@@ -92,7 +92,7 @@ def seat_at_live_table(browser, context_args, live_url, password_hash, name: str
 # The live table's betting clock is open with at least ``seconds`` left.
 _FRESH_WINDOW = """(seconds) => {
   const clock = document.querySelector("[data-testid=live-clock]");
-  return clock.dataset.state === "open" && Number(clock.textContent) >= seconds;
+  return clock !== null && clock.dataset.state === "open" && Number(clock.textContent) >= seconds;
 }"""
 
 

@@ -115,9 +115,8 @@ XDIST := -n $(TEST_WORKERS) --dist worksteal
 # suite, which mostly wait (on their servers, on the pages), run beside the
 # fast suite and the browser's own JavaScript under node; their output is
 # kept in CLUSTER_TEST_LOG and BROWSER_TEST_LOG and printed when they end
-# (414-478 s against 513 s in the former order: docs/measurements/
-# test-times.md). Every suite runs even when another failed; make test
-# fails if any did.
+# (the times: docs/measurements/test-times.md). Every suite runs even when
+# another failed; make test fails if any did.
 # The served site the tests copy (migrated, its static files collected:
 # tests/make_run.py) is made once for all of them, in CASINO_TEST_SITE.
 # pytest exits 5 when a selection has no tests; that is not a failure here.

@@ -295,14 +295,23 @@ def _position(player: Sequence[Card], banker: Sequence[Card], side: str) -> int:
 
 
 def navigator(
-    decks: int, player_cards: Sequence[Card], banker_cards: Sequence[Card], side: str
+    decks: int,
+    player_cards: Sequence[Card],
+    banker_cards: Sequence[Card],
+    side: str,
+    *,
+    seen: Sequence[Card] = (),
 ) -> Navigator:
-    """Exact navigator for peeling ``side``'s next card; see the module docstring."""
+    """Exact navigator for peeling ``side``'s next card; see the module docstring.
+
+    ``seen`` holds the cards of the shoe shown before this coup (a live
+    table's earlier coups, shown to everybody at it): they are no longer in
+    the shoe either. A private round's shoe is new, so it has none."""
     _check_decks(decks)
     player = tuple(player_cards)
     banker = tuple(banker_cards)
     card = _position(player, banker, side)
-    c, ranks = _unseen_counts(decks, player + banker)
+    c, ranks = _unseen_counts(decks, player + banker + tuple(seen))
     unseen = sum(c)
     outcomes: dict[int, NextCardOdds] = {}
     for v in range(10):

@@ -4,12 +4,14 @@ the navigator, who peels it and when it opens by itself; and what the
 table's sockets need to relay the peeler's moves (``peel_turn``).
 
 Everything here is drawn from ``live_squeeze.shown_cards``: the cards not
-yet open never reach a template. The navigator reads only the open cards
-and the shoe's composition (``navigator_view``), as at a private table.
+yet open never reach a template. The navigator reads only the open cards,
+the cards the shoe's earlier coups showed everybody, and the shoe's
+composition (``navigator_view``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,8 +74,9 @@ def _hands(coup: Coup, peel: live_squeeze.Peel) -> tuple[LiveHand, LiveHand]:
     return hand("player"), hand("banker")
 
 
-def peel_view(coup: Coup | None) -> LivePeelView | None:
-    """The squeezing coup as the table sees it, or None."""
+def peel_view(coup: Coup | None, *, seen: Sequence[str] = ()) -> LivePeelView | None:
+    """The squeezing coup as the table sees it, or None; ``seen``: the cards
+    of the shoe's earlier coups (``LiveView.seen``)."""
     peel = live_squeeze.current(coup)
     if coup is None or peel is None or coup.peel_until is None:
         return None
@@ -96,13 +99,14 @@ def peel_view(coup: Coup | None) -> LivePeelView | None:
             banker_cards=open_banker,
             side=peel.side,
             pair_bet=bool((coup.squeeze.get("pairs") or {}).get(peel.side)),
+            seen=[Card.parse(code) for code in seen],
         ),
     )
 
 
 def state_context(view: LiveView) -> dict[str, Any]:
     """What the table's state adds while a coup is squeezed."""
-    squeeze = peel_view(view.coup)
+    squeeze = peel_view(view.coup, seen=view.seen)
     hands = [("player", squeeze.player), ("banker", squeeze.banker)] if squeeze else []
     return {"squeeze": squeeze, "squeeze_hands": hands}
 

@@ -18,7 +18,8 @@ from games.baccarat.rules import AREAS
 from games.models import Coup, Round, Shoe, ShoeSeed, Table
 from games.selectors.roads import RoadWindow, coup_roads, dealt_coups
 
-# The roads read the shoe's coups (a shoe holds about 80).
+# The roads and the squeeze's navigator read the shoe's dealt coups (a shoe
+# holds about 80; even 8 decks of four-card coups would not reach 100).
 ROAD_COUPS = 100
 WINNERS_SHOWN = 5
 
@@ -40,6 +41,9 @@ class LiveView:
     committed: int = 0
     revealed: int = 0
     seal: str = ""
+    # The cards of the shoe's coups dealt before ``coup`` (everybody at the
+    # table saw them): the squeeze's navigator takes them out of the shoe.
+    seen: tuple[str, ...] = ()
 
     @property
     def betting(self) -> bool:
@@ -104,6 +108,9 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
         committed=committed,
         revealed=revealed,
         seal=seal(shoe.commitments) if shoe is not None and shoe.commitments else "",
+        seen=tuple(
+            card for c in dealt if coup is None or c.number < coup.number for card in c.cards
+        ),
     )
 
 

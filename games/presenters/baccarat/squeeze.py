@@ -69,12 +69,14 @@ def navigator_view(
     banker_cards: Sequence[Card],
     side: str,
     pair_bet: bool,
+    seen: Sequence[Card] = (),
 ) -> NavigatorView:
-    """The navigator beside a peeled card, from the shown cards and the shoe only.
+    """The navigator beside a peeled card, from the shown cards and the shoe
+    only (less ``seen``: a live shoe's cards shown in its earlier coups).
 
     The hidden card is not a parameter, so nothing here can depend on it.
     """
-    nav = navigator(decks, player_cards, banker_cards, side)
+    nav = navigator(decks, player_cards, banker_cards, side, seen=seen)
     hits = set(nav.numbers)
     cells = []
     for value in range(10):

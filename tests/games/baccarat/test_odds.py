@@ -201,6 +201,26 @@ def test_navigator_player_third_card_matches_brute_force() -> None:
     assert nav.card == 3 and nav.pair_ranks == () and nav.pair_chance == 0
 
 
+def test_navigator_takes_the_shoes_earlier_cards_out_as_the_brute_force_does() -> None:
+    """At a live table the shoe's earlier coups were shown to everybody: a
+    one-deck shoe that has shown three 9s, two 8s and a ten holds one 9."""
+    p1, b1 = parse_cards("9C KH")
+    earlier = parse_cards("9D 9H 9S 8C 8D TS")
+    nav = navigator(1, [p1], [b1], "player", seen=earlier)
+    expected = brute_force_navigator(1, [p1, b1, *earlier], [pts(p1), pts(b1), None], 3)
+    assert as_table(nav) == expected
+    assert as_table(nav) != as_table(navigator(1, [p1], [b1], "player"))
+    assert nav.unseen == 52 - 2 - 6
+    assert nav.outcomes[0].count == 16 - 2 and nav.outcomes[8].count == 2
+    assert 9 not in nav.outcomes  # every 9 is out: the peeled card cannot be one
+    assert (nav.pair_ranks, nav.pair_chance) == ((), 0)  # nor can it pair the 9C
+
+
+def test_navigator_refuses_a_card_seen_more_often_than_the_shoe_holds_it() -> None:
+    with pytest.raises(ValueError, match="shown 2 times"):
+        navigator(1, parse_cards("9C"), parse_cards("KH"), "player", seen=parse_cards("9C"))
+
+
 def test_navigator_banker_win_numbers_when_a_natural_decides() -> None:
     """Player T K = 0 (draws), Banker shows 9: a 0 or a 9 gives the Banker 9 / 8,
     a natural the Player's 0 cannot beat; anything else leaves the Player a
@@ -268,13 +288,15 @@ def test_navigator_leaves_out_values_with_no_unseen_card() -> None:
 
 
 def test_navigator_never_takes_the_hidden_card() -> None:
-    """Only shown cards are parameters, and two coups that differ only in the hidden
-    card give the same navigator."""
+    """Only shown cards are parameters (this coup's, and the shoe's earlier
+    ones), and two coups that differ only in the hidden card give the same
+    navigator."""
     assert list(inspect.signature(navigator).parameters) == [
         "decks",
         "player_cards",
         "banker_cards",
         "side",
+        "seen",
     ]
     a = play_coup(parse_cards("4H QS 2D 5C 7S 3H"))
     b = play_coup(parse_cards("4H QS 9D 5C 7S 3H"))  # a different Player 2nd card

@@ -7,15 +7,21 @@ published while its last coup is squeezed."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
+from collections import Counter
 
 import pytest
 from django.urls import reverse
 from django.utils import timezone
 
 from games.baccarat import live as shoe_rules
+from games.baccarat.odds import navigator
+from games.baccarat.rules import points
+from games.cards import RANKS, Card
 from games.models import Coup, Round, Shoe, Table
-from games.presenters.live_squeeze import player_name
+from games.presenters.live_squeeze import player_name, state_context
+from games.selectors.live import live_view
 from games.services import live
 from games.services.tables import save_table, table_snapshot
 from tests.live import shoe_under_way
@@ -95,3 +101,43 @@ def test_the_shoe_is_not_published_while_its_last_coup_is_squeezed(client, table
     assert client.get(url).status_code == 404
     live.advance(table, now=timezone.now() + dt.timedelta(minutes=5))  # the cards open
     assert client.get(url).status_code == 200
+
+
+NAV_CELL = re.compile(r'data-testid="nav-(\d)"[^>]*><b>\d</b><small>(\d+%)</small>')
+
+
+def test_the_navigator_takes_out_the_cards_the_shoes_earlier_coups_showed(
+    client, table, make_player
+):
+    """A one-deck live shoe: the coup dealt before this one showed its cards
+    to the whole table, so the navigator beside the peeled card counts them
+    out of the shoe, as a player keeping count at the table would."""
+    before = table_snapshot(table)
+    table.decks = 1
+    table = save_table(table=table, actor=None, before=before)
+    ann = make_player(chips=1_000)
+    coup = squeeze(table, ann)
+    earlier = [
+        Card.parse(code)
+        for c in Coup.objects.filter(shoe=coup.shoe, number__lt=coup.number)
+        for code in c.cards
+    ]
+    assert len(earlier) >= 4
+    p1, b1 = Card.parse(coup.cards[0]), Card.parse(coup.cards[1])  # P2 is peeled first
+
+    # What is left of the shoe, per point value, counted here.
+    left = Counter(points(Card(rank, "S")) for rank in RANKS for _suit in "SHDC")
+    for card in (p1, b1, *earlier):
+        left[points(card)] -= 1
+    nav = state_context(live_view(table))["squeeze"].navigator
+    assert [cell.left for cell in nav.cells] == [left[v] for v in range(10)]
+
+    # The page shows the exact chances of what is left.
+    expected = navigator(1, [p1], [b1], "player", seen=earlier)
+    client.force_login(ann)
+    page = client.get(URL).content.decode()
+    shown = dict(NAV_CELL.findall(page))
+    for v in range(10):
+        odds = expected.outcomes.get(v)
+        percent = math.floor(odds.player * 100) if odds else 0
+        assert shown[str(v)] == f"{percent}%", v

@@ -17,11 +17,18 @@ table's lock) and the table's new state goes to everybody.
 Whose turn it is comes with every state the dealer sends (``peel`` in
 ``live.state``: the coup, the slot, the peeler's id; never sent to a
 page), so a move costs no database read.
+
+A process relays at most one move of a card every ``RELAY_SECONDS``
+(the page sends one every 300 ms), whichever of the peeler's sockets sent
+it: the budget is a socket's, and a peeler with a script and several tabs
+open would otherwise have each tab's budget multiplied by every socket at
+the table.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -43,6 +50,27 @@ MOVE_FIELDS = {
     "ny": (-1.0, 1.0),
     "depth": (0.0, 1.0),
 }
+
+
+# At most one move of a card relayed by a process this often (the page
+# sends one every 0.3 s; half that leaves room for the network's jitter).
+RELAY_SECONDS = 0.15
+# When this process last relayed a move of (coup, slot); entries older than a
+# minute go once the map holds more than a few cards.
+_relayed: dict[tuple[int, str], float] = {}
+
+
+def relay_now(coup: int, slot: str) -> bool:
+    """Whether a move of this card may be relayed now (and note it if so)."""
+    now = time.monotonic()
+    if now - _relayed.get((coup, slot), -math.inf) < RELAY_SECONDS:
+        return False
+    if len(_relayed) > 64:
+        for key, at in list(_relayed.items()):
+            if now - at > 60:
+                del _relayed[key]
+    _relayed[coup, slot] = now
+    return True
 
 
 def read_move(message: dict[str, Any]) -> dict[str, str] | None:
@@ -93,7 +121,7 @@ class PeelRelay:
                 await self.session_end()
             return
         move = read_move(message)
-        if move is None:
+        if move is None or not relay_now(turn["coup"], slot):
             return
         html = render_to_string(MOVE_TEMPLATE, {"coup": turn["coup"], "slot": slot, **move})
         await self.channel_layer.group_send(

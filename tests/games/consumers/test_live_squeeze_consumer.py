@@ -2,7 +2,8 @@
 the peeler's moves reach every other page at the table; a watcher's, the
 other side's peeler's, a move for a card not being peeled, or one whose
 numbers are not numbers in range, reach nobody; only the peeler opens the
-card; and a watcher flooding peel moves is cut off by the socket's budget."""
+card; a watcher flooding peel moves is cut off by the socket's budget; and
+a peeler's several tabs relay no more moves than one."""
 
 from __future__ import annotations
 
@@ -138,3 +139,24 @@ async def test_a_watcher_flooding_peel_moves_is_cut_off(make_player, settings):
         if output["type"] == "websocket.close":
             break
     assert output["code"] == MessageBudget.CLOSE_CODE
+
+
+async def test_a_peeler_with_two_tabs_relays_no_more_moves_than_one_tab(make_player):
+    """Each socket has its own message budget: a peeler's script sending moves
+    from two tabs at once would make every page at the table draw twice as
+    many. A card's moves are relayed at most one every RELAY_SECONDS."""
+    table, ann, bob, cat = await squeezing_table(make_player)
+    a1, a2, c = await seated(ann, ann, cat)
+    for k in range(10):
+        for tab in (a1, a2):
+            await tab.send_to(text_data=peel("p2", **{**MOVE, "depth": k / 10}))
+    heard = []
+    while not await c.receive_nothing(timeout=0.3):
+        heard.append(await c.receive_from())
+    assert heard and all('id="live-peel-move"' in move for move in heard)
+    assert len(heard) <= 3, len(heard)  # 20 sent within a few milliseconds
+    # A move after the pause is relayed again.
+    await a2.send_to(text_data=peel("p2", **MOVE))
+    assert 'data-depth="0.400"' in await c.receive_from()
+    for socket in (a1, a2, c):
+        await socket.disconnect()

@@ -17,6 +17,11 @@ HTTP_WORKERS=${HTTP_WORKERS:-2}
 WS_WORKERS=${WS_WORKERS:-1}
 # Seconds a websocket worker's thread keeps its database connection.
 WS_CONN_MAX_AGE=${WS_CONN_MAX_AGE:-300}
+# A websocket worker freezes its start-up out of the garbage collector's
+# full walks (casino/startup.py): at 1,000 players each worker otherwise
+# stalled 7 times in a run, 0.5-1.8 s each, every socket on it waiting
+# (docs/measurements/scaling.md, 2026-12-07). 0 turns it off.
+WS_GC_FREEZE=${WS_GC_FREEZE:-1}
 # Login and sign-up posts (each an Argon2id hash, about 18 ms of CPU here,
 # casino/frontdoor/hash_pool.py) get gunicorn workers of their own: a player's request
 # never waits behind a hash in the same worker. Each worker hashes one
@@ -198,7 +203,7 @@ stdout_logfile_backups=1
   for i in $(seq 0 $((WS_WORKERS - 1))); do
     local port=$((WORKER_BASE + 1 + i))
     ws_ports+=("$port")
-    program "ws$i" "env CASINO_DB_POOL=0 CASINO_DB_CONN_MAX_AGE=$WS_CONN_MAX_AGE CASINO_DB_HEALTH_CHECKS=0 $PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets-sansio --ws-max-size 65536 --ws-per-message-deflate false --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5" metrics
+    program "ws$i" "env CASINO_DB_POOL=0 CASINO_DB_CONN_MAX_AGE=$WS_CONN_MAX_AGE CASINO_DB_HEALTH_CHECKS=0 CASINO_GC_FREEZE=$WS_GC_FREEZE $PY -m uvicorn casino.asgi:application --host 127.0.0.1 --port $port --loop uvloop --http httptools --ws websockets-sansio --ws-max-size 65536 --ws-per-message-deflate false --lifespan off --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --timeout-graceful-shutdown 5" metrics
     ws_upstream+="    server 127.0.0.1:$port max_fails=0;"$'\n'
   done
   # The ledger audit, for /metrics (casino_ledger_audit_ok) and its alert.

@@ -115,7 +115,7 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
             except Exception:
                 logger.exception("live BET failed at table %s", self.table.slug)
                 return presenter.refused_answer(str(presenter.FAILED))
-            return presenter.placed_answer(user=self.user, placed=placed)
+            return presenter.placed_answer(placed=placed)
 
     @in_thread
     def _reveal(self, seed: str) -> str | None:

@@ -44,7 +44,7 @@ from games.presenters.baccarat.answers import rebet_for
 from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
 from games.presenters.common import card_view, chip_views
-from games.selectors.live import LiveView, Seat, live_view, seat
+from games.selectors.live import LiveView, Seat, live_view, placed_seat, seat
 from games.services import bets, live
 from games.services.push import send_now
 from games.services.rounds import Placed
@@ -152,15 +152,16 @@ def page_context(
     }
 
 
-def placed_answer(*, user: User, placed: Placed) -> str:
+def placed_answer(*, placed: Placed) -> str:
     """BET's answer: the slip is spent; the note, the seat and the balance."""
     rnd = placed.round
     context = {
         "table": rnd.table,
         "balance": placed.balance,
         "placed_coup": rnd.detail.get("coup"),
-        "committed_shoe": rnd.coup.shoe.number if rnd.coup and rnd.detail.get("seed") else None,
-        **seat_context(seat(user=user, table=rnd.table, coup=rnd.coup)),
+        # Read only for a new shoe's first coup, where the bet committed a seed.
+        "committed_shoe": rnd.coup.shoe.number if rnd.detail.get("seed") else None,
+        **seat_context(placed_seat(rnd)),
     }
     return render_to_string(f"{TEMPLATE}#placed", context)
 

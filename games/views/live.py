@@ -67,7 +67,7 @@ def bet(request: PlayerRequest, table: Table) -> HttpResponse:
     if not request.htmx:
         messages.success(request, _("Your bet is placed on this coup."))
         return redirect(table.get_absolute_url())
-    return HttpResponse(presenter.placed_answer(user=request.user, placed=placed))
+    return HttpResponse(presenter.placed_answer(placed=placed))
 
 
 def _refused(request: PlayerRequest, table: Table, exc: GameError | str) -> HttpResponse:

@@ -160,7 +160,7 @@ def placed_answer(*, placed: Placed) -> str:
         "balance": placed.balance,
         "placed_coup": rnd.detail.get("coup"),
         # Read only for a new shoe's first coup, where the bet committed a seed.
-        "committed_shoe": rnd.coup.shoe.number if rnd.detail.get("seed") else None,
+        "committed_shoe": rnd.coup.shoe.number if rnd.detail.get("seed") and rnd.coup else None,
         **seat_context(placed_seat(rnd)),
     }
     return render_to_string(f"{TEMPLATE}#placed", context)

@@ -38,13 +38,13 @@ from games.baccarat.rules import AREAS
 from games.display import format_chips
 from games.errors import GameError
 from games.labels import AREA_LABELS
-from games.models import Coup, Profile, Shoe, ShoeSeed, Table, TableVersion
+from games.models import Coup, Profile, Round, Shoe, ShoeSeed, Table, TableVersion
 from games.presenters import live_squeeze as squeeze
 from games.presenters.baccarat.answers import rebet_for
 from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
 from games.presenters.common import card_view, chip_views
-from games.selectors.live import LiveView, Seat, live_view, placed_seat, seat
+from games.selectors.live import LiveView, Seat, live_view, seat
 from games.services import bets, live
 from games.services.push import send_now
 from games.services.rounds import Placed
@@ -115,15 +115,15 @@ def broadcast(view: LiveView, *, fresh: bool = False) -> None:
     send_now(live.live_group(view.table), event)
 
 
+def stake_lines(stake: dict[str, int]) -> list[tuple[str, str]]:
+    """The player's bet on the coup taking bets, area by area."""
+    return [(str(AREA_LABELS[a]), format_chips(stake[a])) for a in AREAS if stake.get(a)]
+
+
 def seat_context(mine: Seat) -> dict[str, Any]:
     """The player's own part of the table: their bet on the coup taking bets
     and their last settled one."""
-    return {
-        "my_stake": [
-            (str(AREA_LABELS[a]), format_chips(mine.stake[a])) for a in AREAS if mine.stake.get(a)
-        ],
-        "my_last": live.last_coup(mine.last),
-    }
+    return {"my_stake": stake_lines(mine.stake), "my_last": live.last_coup(mine.last)}
 
 
 def page_context(
@@ -153,7 +153,9 @@ def page_context(
 
 
 def placed_answer(*, placed: Placed) -> str:
-    """BET's answer: the slip is spent; the note, the seat and the balance."""
+    """BET's answer: the slip is spent; the note, the stake and the balance,
+    all from the round in hand (a player has one round a coup; placing it
+    settled nothing, so their last settled coup stands as shown)."""
     rnd = placed.round
     context = {
         "table": rnd.table,
@@ -161,7 +163,7 @@ def placed_answer(*, placed: Placed) -> str:
         "placed_coup": rnd.detail.get("coup"),
         # Read only for a new shoe's first coup, where the bet committed a seed.
         "committed_shoe": rnd.coup.shoe.number if rnd.detail.get("seed") and rnd.coup else None,
-        **seat_context(placed_seat(rnd)),
+        "my_stake": stake_lines(rnd.bets if rnd.status == Round.Status.OPEN else {}),
     }
     return render_to_string(f"{TEMPLATE}#placed", context)
 

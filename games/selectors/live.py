@@ -132,16 +132,6 @@ def last_settled(*, player_id: int, table_id: int) -> Round | None:
     )
 
 
-def placed_seat(rnd: Round) -> Seat:
-    """The seat of the player who has just placed ``rnd`` (a player has one
-    round a coup): its stake from the round in hand, their last settled
-    bet read."""
-    return Seat(
-        stake=dict(rnd.bets) if rnd.status == Round.Status.OPEN else {},
-        last=last_settled(player_id=rnd.player_id, table_id=rnd.table_id),
-    )
-
-
 def seat(*, user: User, table: Table, coup: Coup | None) -> Seat:
     current = (
         Round.objects.filter(player=user, table=table, coup=coup).first()

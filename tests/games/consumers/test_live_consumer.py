@@ -72,7 +72,7 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     await database_sync_to_async(presenter.tick)(now=deal_at)
     state, seat = [await communicator.receive_from() for _ in range(2)]
     # The cards first, then the player's own figures: nobody waits on the settlement to see them.
-    assert 'id="live-state"' in state and 'id="live-seat"' in seat
+    assert 'id="live-state"' in state and 'id="live-last"' in seat
     rnd = await database_sync_to_async(Round.objects.get)(player=ann)
     assert rnd.status == Round.Status.SETTLED
     assert f'data-winner="{rnd.winner}"' in state

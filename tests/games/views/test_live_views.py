@@ -78,6 +78,9 @@ def test_bet_over_http_is_staked_on_the_coup(client, ann, table):
     rnd = Round.objects.get(player=ann)
     assert rnd.status == Round.Status.OPEN and rnd.coup.number == 1
     assert 'data-balance="99000"' in answer
+    # The stake on the page; the last settled coup's line is left as it is.
+    assert 'id="live-stake"' in answer and "Your bet on this coup</strong>: PLAYER 10" in answer
+    assert 'id="live-last"' not in answer
 
 
 def test_bet_after_the_close_is_refused_and_takes_nothing(client, ann, table):

@@ -679,7 +679,7 @@ LIVE_STATE = re.compile(
 LIVE_COUP = re.compile(r'data-testid="live-coup" data-shoe="(\d+)" data-coup="(\d+)"')
 LIVE_COUP_ID = re.compile(r'id="live-state"[^>]*data-coup-id="(\d*)"')  # while betting
 LIVE_RESULT = re.compile(r'data-testid="live-result"[^>]*data-dealt-at="(\d+)"')
-LIVE_SEAT = re.compile(r'id="live-seat"')
+LIVE_SEAT = re.compile(r'id="live-last"')  # the seat's last coup: only the deal's message swaps it
 
 
 def add_live_options(parser: argparse.ArgumentParser) -> None:

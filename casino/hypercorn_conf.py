@@ -15,7 +15,7 @@ The limits that are the server's own:
 * bodies: hypercorn hands the application a body as it arrives and stops
   reading while ``max_app_queue_size`` pieces wait, so casino/frontdoor/body_limit.py's 413
   comes after at most ``CASINO_MAX_BODY_BYTES`` were read;
-  ``websocket_max_message_size`` bounds a socket's messages the same way.
+  ``websocket_max_message_size`` bounds a socket's messages (64 KiB).
 
 One worker: ``make run``'s channel layer and cache live in its memory.
 """
@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import logging
 
-from casino.settings import CASINO_MAX_BODY_BYTES
-
 workers = 1
 keep_alive_timeout = 5
 h11_max_incomplete_size = 16 * 1024
 max_app_queue_size = 10
-# The browser sends small JSON messages (a peel, a decision); nothing near this.
-websocket_max_message_size = CASINO_MAX_BODY_BYTES
+# The browser sends small JSON messages (a peel, a decision: the consumers
+# drop one over 4,096 characters); a bigger frame closes the socket (1009)
+# before it is read whole, as the cluster's uvicorn does (--ws-max-size).
+websocket_max_message_size = 64 * 1024
 # A line per request on the terminal, as daphne printed.
 # Its access and error lines go through the site's own log pipeline
 # (casino/logs.py: JSON lines, secrets taken out, a path's seed included)

@@ -307,3 +307,19 @@ def test_one_address_cannot_hold_more_sockets_than_the_cap_while_another_gets_in
     finally:
         for ws in held:
             ws.close()
+
+
+def test_a_socket_message_over_64_kib_closes_the_socket_unread(site):
+    """A page's messages are under 4,096 characters (the consumers drop
+    longer ones); the server closes a socket whose message passes 64 KiB
+    (1009, too big) instead of reading megabytes of it."""
+    ws = open_socket(site, "127.0.0.11", sign_up(site, "127.0.0.12"))
+    try:
+        ws.send("a" * (64 * 1024 + 1))
+        while True:
+            opcode, frame = ws.recv_data_frame(control_frame=True)
+            if opcode == websocket.ABNF.OPCODE_CLOSE:
+                break
+        assert int.from_bytes(frame.data[:2], "big") == 1009
+    finally:
+        ws.close()

@@ -28,11 +28,11 @@ the table.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 from django.template.loader import render_to_string
 
+from casino.frontdoor.limits import Rate, TokenBucket
 from games.consumers.limits import over_budget, text_field
 from games.consumers.threads import in_thread
 from games.models import Coup
@@ -55,22 +55,18 @@ MOVE_FIELDS = {
 # At most one move of a card relayed by a process this often (the page
 # sends one every 0.3 s; half that leaves room for the network's jitter).
 RELAY_SECONDS = 0.15
-# When this process last relayed a move of (coup, slot); entries older than a
-# minute go once the map holds more than a few cards.
-_relayed: dict[tuple[int, str], float] = {}
+# Per live table, the card being peeled (coup, slot) and its relays' bucket:
+# a table peels one card at a time, so a new card starts a new bucket.
+_relays: dict[int, tuple[tuple[int, str], TokenBucket]] = {}
 
 
-def relay_now(coup: int, slot: str) -> bool:
-    """Whether a move of this card may be relayed now (and note it if so)."""
-    now = time.monotonic()
-    if now - _relayed.get((coup, slot), -math.inf) < RELAY_SECONDS:
-        return False
-    if len(_relayed) > 64:
-        for key, at in list(_relayed.items()):
-            if now - at > 60:
-                del _relayed[key]
-    _relayed[coup, slot] = now
-    return True
+def relay_now(table_id: int, coup: int, slot: str) -> bool:
+    """Whether a move of this card may be relayed now."""
+    card = (coup, slot)
+    held = _relays.get(table_id)
+    if held is None or held[0] != card:
+        held = _relays[table_id] = (card, TokenBucket(Rate(1, RELAY_SECONDS)))
+    return held[1].take()
 
 
 def read_move(message: dict[str, Any]) -> dict[str, str] | None:
@@ -121,7 +117,7 @@ class PeelRelay:
                 await self.session_end()
             return
         move = read_move(message)
-        if move is None or not relay_now(turn["coup"], slot):
+        if move is None or not relay_now(self.table.pk, turn["coup"], slot):
             return
         html = render_to_string(MOVE_TEMPLATE, {"coup": turn["coup"], "slot": slot, **move})
         await self.channel_layer.group_send(

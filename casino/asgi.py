@@ -30,16 +30,14 @@ from casino.frontdoor.credential_desk import CredentialDesk  # noqa: E402
 from casino.frontdoor.origin import SiteOriginValidator  # noqa: E402
 from casino.frontdoor.page_seats import PageSeats  # noqa: E402
 from casino.frontdoor.sockets_per_address import SocketsPerAddress  # noqa: E402
+from casino.startup import prepare_if_asked  # noqa: E402
 from games.presenters.live import start_in_process as start_live_dealer  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 # A socket worker holds every open socket's objects for as long as it lives:
 # the cluster readies and freezes its start-up for the collector
 # (casino/startup.py; ops/cluster.sh sets CASINO_GC_FREEZE=1 for uvicorn).
-if os.environ.get("CASINO_GC_FREEZE", "0") == "1":
-    from casino.startup import prepare_process
-
-    prepare_process()
+prepare_if_asked()
 
 
 async def lifespan(scope, receive, send) -> None:

@@ -40,10 +40,9 @@ def post_worker_init(worker) -> None:
     # work, bench/load.py showed no gain from it (200 paced players: p99 661 ms
     # without it, 4.8 s with it, at 71% and 100% machine load); measure again
     # on a quiet machine before turning it on (CASINO_GC_FREEZE=1).
-    if os.environ.get("CASINO_GC_FREEZE", "0") == "1":
-        from casino.startup import prepare_process  # noqa: PLC0415  (needs Django set up)
+    from casino.startup import prepare_if_asked  # noqa: PLC0415  (needs Django set up)
 
-        prepare_process()
+    prepare_if_asked()
 
 
 def child_exit(server, worker) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 from pathlib import Path
 
 from django.conf import settings
@@ -85,3 +86,10 @@ def prepare_process() -> None:
     gc.freeze()
     young, middle, _oldest = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+
+
+def prepare_if_asked() -> None:
+    """``prepare_process()`` in a process started with ``CASINO_GC_FREEZE=1``
+    (the cluster's socket workers; gunicorn's workers when asked)."""
+    if os.environ.get("CASINO_GC_FREEZE", "0") == "1":
+        prepare_process()

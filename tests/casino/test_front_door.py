@@ -312,14 +312,20 @@ def test_one_address_cannot_hold_more_sockets_than_the_cap_while_another_gets_in
 def test_a_socket_message_over_64_kib_closes_the_socket_unread(site):
     """A page's messages are under 4,096 characters (the consumers drop
     longer ones); the server closes a socket whose message passes 64 KiB
-    (1009, too big) instead of reading megabytes of it."""
+    (1009, too big) instead of reading megabytes of it. Closed with part of
+    the message still unread, the server's side may reset the connection
+    before its close frame is read here (seen behind the cluster's nginx):
+    that is a close too, only without the code."""
     ws = open_socket(site, "127.0.0.11", sign_up(site, "127.0.0.12"))
     try:
         ws.send("a" * (64 * 1024 + 1))
-        while True:
-            opcode, frame = ws.recv_data_frame(control_frame=True)
-            if opcode == websocket.ABNF.OPCODE_CLOSE:
-                break
+        try:
+            while True:
+                opcode, frame = ws.recv_data_frame(control_frame=True)
+                if opcode == websocket.ABNF.OPCODE_CLOSE:
+                    break
+        except ConnectionResetError:
+            return
         assert int.from_bytes(frame.data[:2], "big") == 1009
     finally:
         ws.close()

@@ -17,7 +17,9 @@ reconnects shows the coup in progress.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from typing import Any, cast
 
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -35,7 +37,7 @@ from games.errors import GameError
 from games.models import Table
 from games.presenters import live as presenter
 from games.selectors.live import live_view
-from games.services import live
+from games.services import live, reveal_marks
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +55,14 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
         self.user = cast(User, user)
         self.language = scope_language(dict(self.scope))
         self.budget = MessageBudget.from_settings()
-        arrival = await self._arrival(self.scope["url_route"]["kwargs"]["slug"])
+        slug = self.scope["url_route"]["kwargs"]["slug"]
+        # Counted at the table before its state is drawn for this page.
+        await reveal_marks.arrived(slug, self.user.pk)
+        self.present_at: str | None = slug
+        self.renew_at = time.monotonic() + reveal_marks.RENEW_SECONDS
+        arrival = await self._arrival(slug)
         if arrival is None:
+            await self._leave()
             await self.close()
             return
         self.table, html = arrival
@@ -73,9 +81,15 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
         with translation.override(self.language):
             return table, presenter.state_html(live_view(table))
 
+    async def _leave(self) -> None:
+        slug, self.present_at = getattr(self, "present_at", None), None
+        if slug is not None:
+            await asyncio.shield(reveal_marks.left(slug, self.user.pk))
+
     async def disconnect(self, code: int) -> None:
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
+        await self._leave()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         message = read_message(text_data)
@@ -132,6 +146,9 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
         self.peel_heard(event)
         html = event["html"].get(self.language) or next(iter(event["html"].values()))
         await self.send(text_data=html)
+        if self.present_at is not None and time.monotonic() >= self.renew_at:
+            self.renew_at = time.monotonic() + reveal_marks.RENEW_SECONDS
+            await reveal_marks.mark_present(self.present_at, self.user.pk)
 
     async def live_seat(self, event: dict[str, Any]) -> None:
         if event.get("table") == self.table.pk:

@@ -5,10 +5,17 @@ player (games/presenters/live.py renders it once per language)."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import logging
+import time
 from collections import Counter
 from dataclasses import dataclass
+from typing import cast
 
+import redis
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -23,6 +30,37 @@ from games.selectors.roads import RoadWindow, coup_roads, dealt_coups
 ROAD_COUPS = 100
 WINNERS_SHOWN = 5
 
+logger = logging.getLogger(__name__)
+
+
+# Who is at a live table: their sockets mark them (games/services/
+# reveal_marks.py). With Redis, a sorted set per table (player -> when their
+# mark lapses); without, this process's memory (make run: one process).
+PRESENT_MARKS: dict[str, dict[int, float]] = {}
+
+
+def present_key(slug: str) -> str:
+    return f"live-present:{slug}"
+
+
+def present(slug: str) -> set[int]:
+    """The players whose mark at the live table has not lapsed."""
+    now = time.time()
+    if not settings.REDIS_URL:
+        return {u for u, until in PRESENT_MARKS.get(slug, {}).items() if until > now}
+    try:
+        members = _redis().zrangebyscore(cache.make_key(present_key(slug)), f"({now}", "+inf")
+    except Exception:  # the cache is down: the table counts its bettors only
+        logger.warning("could not read who is at %s", slug, exc_info=True)
+        return set()
+    return {int(cast(bytes, m)) for m in members}
+
+
+@functools.cache
+def _redis() -> redis.Redis:
+    """One client per process, for the dealer's reads."""
+    return redis.Redis.from_url(settings.REDIS_URL)
+
 
 @dataclass(frozen=True)
 class LiveView:
@@ -30,7 +68,9 @@ class LiveView:
     coup: Coup | None
     shoe: Shoe | None
     now: dt.datetime
-    players: int  # players with a bet on this coup or the last one
+    players: (
+        int  # at the table: watching (a socket open there), or with a bet on this coup or the last
+    )
     shares: dict[str, int]  # per area, percent of the coup's stakes (while betting)
     staked: int  # units on the coup, every player together
     roads: RoadWindow
@@ -72,7 +112,7 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
     dealt = dealt_coups(shoe.pk, limit=ROAD_COUPS) if shoe is not None else []
     last = dealt[-1] if dealt else None
     on_coup = Counter[str]()
-    players: set[int] = set()
+    players = present(table.slug)
     if coup is not None:
         for player_id, stakes in Round.objects.filter(coup=coup).values_list("player_id", "bets"):
             players.add(player_id)

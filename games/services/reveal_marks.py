@@ -1,5 +1,6 @@
-"""What the table sockets note in the cache as they show reveals, and how
-many Baccarat sockets a player holds open at a table.
+"""What the table sockets note in the cache: the reveals they showed, how
+many Baccarat sockets a player holds open at a table, and who is at a live
+table.
 
 Marks (games/selectors/reveal.py reads them): the last step of a round's
 reveal a socket sent, and that its result was shown; a reloaded page goes
@@ -12,6 +13,14 @@ count is a cache counter per player and table, up at connect and down at
 disconnect; a process that dies leaves it too high, which only costs a
 push nobody needed.
 
+Who is at a live table: a socket there marks its player present until
+``PRESENT_SECONDS`` from now, again every ``RENEW_SECONDS`` while it is
+open, and takes the mark away when it closes (unless the player has
+another tab at the table in this process). The dealer counts the marks not
+yet lapsed (``present``, read by games/selectors/live.py): watchers are at
+the table as much as bettors are. A process that dies leaves its players
+counted until their marks lapse.
+
 Every write here is made from the socket's event loop: with Redis, one
 command on an asyncio client of that loop (no thread, no new connection per
 round); without it, this process's memory (``make run``: one process).
@@ -21,7 +30,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import weakref
+from collections import Counter
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -29,6 +40,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.backends.redis import RedisSerializer
 
+from games.selectors.live import PRESENT_MARKS, present_key
 from games.selectors.reveal import progress_key, progress_value, shown_key
 
 logger = logging.getLogger(__name__)
@@ -143,3 +155,49 @@ def others_open(user_id: int, slug: str) -> bool:
         return int(count) > 1
     except (TypeError, ValueError):
         return True
+
+
+PRESENT_SECONDS = 60
+RENEW_SECONDS = 25
+
+_tabs_here: Counter[tuple[str, int]] = Counter()  # this process's sockets per table and player
+
+
+async def mark_present(slug: str, user_id: int) -> None:
+    """Mark the player present at the live table (on arrival, and again
+    every ``RENEW_SECONDS`` while their socket is open)."""
+    now = time.time()
+    try:
+        if settings.REDIS_URL:
+            name = cache.make_key(present_key(slug))
+            async with _redis().pipeline(transaction=False) as pipe:
+                pipe.zremrangebyscore(name, "-inf", now)  # marks lapsed
+                pipe.zadd(name, {str(user_id): now + PRESENT_SECONDS})
+                pipe.expire(name, PRESENT_SECONDS)
+                await pipe.execute()
+        else:
+            marks = PRESENT_MARKS.setdefault(slug, {})
+            for lapsed in [u for u, until in marks.items() if until <= now]:
+                del marks[lapsed]
+            marks[user_id] = now + PRESENT_SECONDS
+    except Exception:  # the cache is down: the table counts its bettors only
+        logger.warning("could not mark player %s at %s", user_id, slug, exc_info=True)
+
+
+async def arrived(slug: str, user_id: int) -> None:
+    _tabs_here[slug, user_id] += 1
+    await mark_present(slug, user_id)
+
+
+async def left(slug: str, user_id: int) -> None:
+    _tabs_here[slug, user_id] -= 1
+    if _tabs_here[slug, user_id] > 0:
+        return  # another tab of theirs here still renews the mark
+    del _tabs_here[slug, user_id]
+    try:
+        if settings.REDIS_URL:
+            await _redis().zrem(cache.make_key(present_key(slug)), str(user_id))
+        else:
+            PRESENT_MARKS.get(slug, {}).pop(user_id, None)
+    except Exception:  # their mark lapses by itself
+        logger.warning("could not mark player %s gone from %s", user_id, slug, exc_info=True)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from games.baccarat.live import seed_commitment
 from games.models import Coup, Round, Table
 from games.presenters import live as presenter
+from games.selectors.live import live_view
 from games.services import live
 from tests.games.consumers.conftest import baccarat_socket
 from tests.tables import shown_version
@@ -127,3 +128,29 @@ async def test_the_dealer_sends_the_state_when_something_changed_only(make_playe
     state = await communicator.receive_from()
     assert re.search(r'data-testid="share-banker">.*?<b>100%</b>', state)
     await communicator.disconnect()
+
+
+def players_shown(html: str) -> str:
+    return re.search(r'data-testid="live-players">([^<]*)<', html).group(1).strip()
+
+
+async def test_players_watching_are_counted_at_the_table(make_player):
+    """Nobody has bet yet, and the table says who is there: each arriving
+    watcher sees themself counted, and the dealer's next state counts the
+    one who left no more."""
+    ann, bob = [await database_sync_to_async(make_player)(chips=1_000) for _ in range(2)]
+    table = await database_sync_to_async(Table.objects.get)(slug="baccarat-live")
+    await database_sync_to_async(live.advance)(table)
+    anns = await socket(ann, table.slug)
+    assert (await anns.connect(timeout=5))[0]
+    assert players_shown(await anns.receive_from()) == "1 player"
+    bobs = await socket(bob, table.slug)
+    assert (await bobs.connect(timeout=5))[0]
+    assert players_shown(await bobs.receive_from()) == "2 players"
+
+    await database_sync_to_async(presenter.tick)()
+    assert players_shown(await anns.receive_from()) == "2 players"
+    await bobs.disconnect()
+    view = await database_sync_to_async(live_view)(table)
+    assert view.players == 1
+    await anns.disconnect()

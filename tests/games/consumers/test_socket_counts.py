@@ -1,4 +1,4 @@
-"""A worker's table sockets closing all at once (a restart, the end of a
+"""Who has sockets open where. A worker's table sockets closing all at once (a restart, the end of a
 busy evening) each count themselves out: none is left counted, so no
 player's rounds are pushed through the channel layer for a tab that is gone.
 
@@ -12,6 +12,7 @@ import asyncio
 import pytest
 from django.core.cache import cache
 
+from games.selectors.live import present
 from games.services import reveal_marks
 
 pytestmark = [pytest.mark.engines, pytest.mark.asyncio]
@@ -37,3 +38,26 @@ async def test_sockets_closing_at_once_all_count_themselves_out(small_pool, capl
     assert not reveal_marks.others_open(players[0], "baccarat-classic")
     for p in players:
         cache.delete(reveal_marks.sockets_key(p, "baccarat-classic"))
+
+
+async def test_a_player_is_at_a_live_table_while_a_tab_of_theirs_is_open_there(monkeypatch):
+    """Watchers are at the table as much as bettors: a player's first tab
+    there marks them, a second tab does not count them twice, and closing
+    the last takes them off; a mark its process never took away (the
+    process died) lapses by itself."""
+    table, ann, bob = "baccarat-live-counts", 900_201, 900_202
+    await reveal_marks.arrived(table, ann)
+    await reveal_marks.arrived(table, ann)
+    await reveal_marks.arrived(table, bob)
+    assert present(table) == {ann, bob}
+    await reveal_marks.left(table, ann)
+    assert present(table) == {ann, bob}  # her other tab is still open
+    await reveal_marks.left(table, ann)
+    assert present(table) == {bob}
+
+    monkeypatch.setattr(reveal_marks, "PRESENT_SECONDS", 0.2)
+    await reveal_marks.mark_present(table, bob)  # renewed by a process that then dies
+    assert present(table) == {bob}
+    await asyncio.sleep(0.3)
+    assert present(table) == set()
+    await reveal_marks.left(table, bob)

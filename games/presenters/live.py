@@ -45,12 +45,14 @@ from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
 from games.presenters.common import card_view, chip_views
 from games.selectors.live import LiveView, Seat, live_view, seat
+from games.selectors.roads import coup_roads
 from games.services import bets, live
 from games.services.push import send_now
 from games.services.rounds import Placed
 
 TEMPLATE = "baccarat/live.html"
 CARD_SECONDS = 0.6  # between two cards of a coup as they are turned
+SLIDE_SECONDS = 0.6  # one card's slide into place (cards.css, --deal-time)
 FAILED = gettext_lazy("The bet could not be placed. Nothing was taken.")
 
 log = structlog.stdlib.get_logger(__name__)
@@ -66,19 +68,40 @@ def _hand(codes: list[str], *, fresh: bool, first: float) -> list[dict[str, Any]
     ]
 
 
+def landed_at(coup: Coup) -> dt.datetime | None:
+    """When a dealt coup's last card has slid into place on the screens
+    (the cards of a squeezed coup were opened where they lay)."""
+    if coup.dealt_at is None or coup.squeeze:
+        return coup.dealt_at
+    player, banker = len(coup.detail.get("player", [])), len(coup.detail.get("banker", []))
+    last_turn = max(2 * (player - 1), 2 * (banker - 1) + 1) * CARD_SECONDS
+    return coup.dealt_at + dt.timedelta(seconds=last_turn + SLIDE_SECONDS)
+
+
+def announced(view: LiveView) -> bool:
+    """Whether the last coup's result is out: not while its cards are still
+    sliding in. Until then no screen shows its totals, its winner, its
+    winners or its mark on the roads, however it came to the table (the
+    deal's state, a page loaded or a socket joined meanwhile)."""
+    landed = landed_at(view.last) if view.last is not None else None
+    return landed is None or view.now >= landed
+
+
 def state_context(view: LiveView, *, fresh: bool = False) -> dict[str, Any]:
     """What templates/baccarat/live.html#state draws. ``fresh``: the coup
-    was just dealt, so its cards slide in one after the other."""
+    was just dealt, so its cards slide in one after the other; its result
+    follows in the dealer's next state once they are in place (``announced``)."""
     last = view.last
     board: dict[str, Any] = {}
+    out = announced(view)
     if last is not None:
         detail = last.detail
         board = {
             "player": _hand(list(detail.get("player", [])), fresh=fresh, first=0.0),
             "banker": _hand(list(detail.get("banker", [])), fresh=fresh, first=CARD_SECONDS),
-            "player_total": detail.get("player_total"),
-            "banker_total": detail.get("banker_total"),
-            "winner": last.winner,
+            "player_total": detail.get("player_total") if out else "",
+            "banker_total": detail.get("banker_total") if out else "",
+            "winner": last.winner if out else "",
             "number": last.number,
             # The server's deal time (ms since the epoch): bench/live.py
             # times each socket's copy of the cards from it.
@@ -93,8 +116,8 @@ def state_context(view: LiveView, *, fresh: bool = False) -> dict[str, Any]:
         "now_ms": int(view.now.timestamp() * 1000),
         "board": board,
         "shares": [(area, AREA_LABELS[area], view.shares.get(area, 0)) for area in AREAS],
-        "winners": [(name, format_chips(net)) for name, net in view.winners],
-        "roads": RoadsView(view.roads),
+        "winners": [(name, format_chips(net)) for name, net in view.winners] if out else [],
+        "roads": RoadsView(view.roads if out else coup_roads(view.dealt[:-1])),
         "fresh": fresh,
         "void": coup is not None and coup.status == Coup.Status.VOID,
         **squeeze.state_context(view),
@@ -200,7 +223,7 @@ SHARES_SECONDS = 2
 class Shown:
     """What a table's last state showed, and when it went out."""
 
-    step: tuple[Any, ...]  # coup, status, seeds revealed: sent at once when they change
+    step: tuple[Any, ...]  # coup, status, seeds revealed, result out: sent at once when they change
     stakes: tuple[Any, ...]  # the shares and the players
     at: dt.datetime
 
@@ -217,16 +240,19 @@ def _recent(elapsed: dt.timedelta) -> bool:
 def tick(*, now: dt.datetime | None = None) -> None:
     """One pass of the dealer over every open live table: its state goes
     out after each step, and while bets are open when the stakes moved
-    (every ``SHARES_SECONDS`` at most); after a deal, once its cards are
-    out, the coup's bets are settled (each player hears their own figures
-    as theirs is)."""
+    (every ``SHARES_SECONDS`` at most). A deal sends its cards first; once
+    they are in place on the screens the result goes out (``announced``)
+    and the coup's bets are settled, each player hearing their own figures
+    as theirs is: no balance, road or winner gives the result away while
+    the cards are still coming."""
     moment = now or timezone.now()
     for table in live.tables_to_deal():
         step = live.advance(table, now=now)
         view = live_view(table, now=now)
         coup = view.coup
+        out = announced(view)
         shown = Shown(
-            step=(coup.pk if coup else None, coup.status if coup else "", view.revealed),
+            step=(coup.pk if coup else None, coup.status if coup else "", view.revealed, out),
             stakes=(view.staked, view.players),
             at=moment,
         )
@@ -239,8 +265,9 @@ def tick(*, now: dt.datetime | None = None) -> None:
         ):
             _shown[table.pk] = shown
             broadcast(view, fresh=step.did == "dealt")
-        if step.did == "dealt" and step.coup is not None:
-            live.settle_coup(step.coup, now=now)  # the cards are out: now the bets
+        if out and coup is not None and coup.status == Coup.Status.DEALT:
+            # The result is out: now the bets (none left after the first pass).
+            live.settle_coup(coup, now=now)
 
 
 class DealerLease:

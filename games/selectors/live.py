@@ -84,6 +84,8 @@ class LiveView:
     # The cards of the shoe's coups dealt before ``coup`` (everybody at the
     # table saw them): the squeeze's navigator takes them out of the shoe.
     seen: tuple[str, ...] = ()
+    # The shoe's dealt coups, oldest first (the roads' coups).
+    dealt: tuple[Coup, ...] = ()
 
     @property
     def betting(self) -> bool:
@@ -151,6 +153,7 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
         seen=tuple(
             card for c in dealt if coup is None or c.number < coup.number for card in c.cards
         ),
+        dealt=tuple(dealt),
     )
 
 

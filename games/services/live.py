@@ -556,7 +556,7 @@ def _deal_coup(coup: Coup, shoe: Shoe, now: dt.datetime) -> Step:
     shoe.save(update_fields=["contributions", "entropy", "position", "ended_at"])
     if live_squeeze.hold(table=coup.table, coup=coup, shoe=shoe, waiting=waiting, now=now):
         return Step("squeezing", coup)  # its bets settle when the cards open
-    return Step("dealt", coup)  # its bets settle once the table has the cards: settle_coup
+    return Step("dealt", coup)  # its bets settle once its result is out: settle_coup
 
 
 # Bets settled to a transaction after a deal (settle_coup).
@@ -566,9 +566,11 @@ SETTLE_BATCH = 100
 def settle_coup(coup: Coup, *, now: dt.datetime | None = None) -> int:
     """Settle the bets still open on a dealt coup, ``SETTLE_BATCH`` to a
     transaction, each under the table's lock; how many it settled. The
-    dealer calls it once the cards are on every screen (presenters.live.tick),
-    so no socket waits for a hundred settlements to see them. Bets a dealer
-    left open (it died in between) are settled before the next coup opens."""
+    dealer calls it once the cards are in place on every screen and the
+    result is out (presenters.live.tick): no balance gives the result away
+    before, and no socket waits for a hundred settlements to see the cards.
+    Bets a dealer left open (it died in between) are settled before the
+    next coup opens."""
     now = now or timezone.now()
     settled = 0
     while True:

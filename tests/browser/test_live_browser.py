@@ -1,10 +1,12 @@
 """A live table seen by three players at once: two bet on the new shoe's
 first coup (each page committing a secret seed with its bet and revealing
 it when betting closes), one only watches, and all three see the same shoe
-and coup, the countdown, the same cards and the same road; each betting
+and coup, three players at the table, the countdown, the same cards and the same road; each betting
 player's own balance moves by what their bet returned."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -64,18 +66,24 @@ def test_three_players_see_one_coup_one_deal_one_road(
     bob.get_by_test_id("bet").click()
     expect(bob.get_by_test_id("slip-note")).to_contain_text("placed on coup")
     coup = ann.get_by_test_id("live-coup").get_attribute("data-coup")
-    # Everybody at the table sees the share of the stakes on each area while bets are open.
+    # Everybody at the table sees the share of the stakes on each area while
+    # bets are open, and three players there: the one watching counts too.
     for page in (ann, bob, cat):
         expect(page.get_by_test_id("live-coup")).to_have_attribute("data-coup", coup)
+        expect(page.get_by_test_id("live-players")).to_have_text("3 players")
         expect(page.get_by_test_id("share-player")).to_contain_text("80%")  # 100 of 125
         expect(page.get_by_test_id("share-banker")).to_contain_text("20%")
 
     # Betting closes; both betting pages reveal their seeds, and the shoe is shuffled with them.
     for page in (ann, bob):
         expect(page.get_by_test_id("slip-note")).to_contain_text("seed is revealed", timeout=20_000)
+    # The cards slide in; the result follows once they are all in place.
     for page in (ann, bob, cat):
         expect(page.get_by_test_id("live-result")).to_have_attribute(
             "data-coup", coup, timeout=20_000
+        )
+        expect(page.get_by_test_id("live-result")).to_have_attribute(
+            "data-winner", re.compile(r"^(player|banker|tie)$"), timeout=10_000
         )
     cards = [
         page.get_by_test_id("board")

@@ -68,16 +68,25 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     await communicator.send_to(text_data=json.dumps({"action": "reveal", "seed": SECRET}))
     assert "Your seed is revealed" in await communicator.receive_from()
 
-    # Then the dealer deals: the socket hears the table's state and its own bet settled.
+    # Then the dealer deals: the socket hears the cards, and nothing that
+    # gives the result away while they slide in (no winner, no balance).
     deal_at = coup.closes_at + dt.timedelta(seconds=live.REVEAL_SECONDS)
     await database_sync_to_async(presenter.tick)(now=deal_at)
+    cards = await communicator.receive_from()
+    assert 'data-card="' in cards and "data-winner" not in cards
+    assert f'data-dealt-at="{int(deal_at.timestamp() * 1000)}"' in cards
+    assert await communicator.receive_nothing(timeout=0.2)
+    rnd = await database_sync_to_async(Round.objects.get)(player=ann)
+    assert rnd.status == Round.Status.OPEN
+
+    # Once the cards are in place, the result, then the player's own figures.
+    dealt = await database_sync_to_async(Coup.objects.get)(pk=coup.pk)
+    await database_sync_to_async(presenter.tick)(now=presenter.landed_at(dealt))
     state, seat = [await communicator.receive_from() for _ in range(2)]
-    # The cards first, then the player's own figures: nobody waits on the settlement to see them.
     assert 'id="live-state"' in state and 'id="live-last"' in seat
     rnd = await database_sync_to_async(Round.objects.get)(player=ann)
     assert rnd.status == Round.Status.SETTLED
     assert f'data-winner="{rnd.winner}"' in state
-    assert f'data-dealt-at="{int(deal_at.timestamp() * 1000)}"' in state
     assert f'data-balance="{rnd.balance_after}"' in seat
     assert "Your last coup (1): staked 10, returned" in seat  # from the dealer's message
     await communicator.disconnect()

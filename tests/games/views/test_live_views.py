@@ -186,3 +186,34 @@ def test_a_void_coup_s_reason_is_told_in_each_socket_s_language(client, ann, tab
             "The table closed before this coup was dealt; every bet on it is refunded."
         )
     assert reason in said["ja"] and "The table closed" not in said["ja"]
+
+
+def test_no_screen_gives_a_coup_s_result_away_while_its_cards_slide_in(client, ann, table):
+    """The deal's state brings the cards, each sliding in at its turn; until
+    the last is in place no state says the result: no totals, no winner, no
+    winners' list, no mark on the roads (a page loaded or a socket joined
+    meanwhile draws the same state). From then on, all of them."""
+    start = timezone.now() - dt.timedelta(seconds=10)
+    live.advance(table, now=start)
+    bet(client, player="10")
+    deal_first_coup(table, ann, start)
+    coup = Coup.objects.get(table=table, number=1)
+    landed = presenter.landed_at(coup)
+    cards = len(coup.cards)
+    assert landed - coup.dealt_at == dt.timedelta(
+        seconds=(cards - 1) * presenter.CARD_SECONDS + presenter.SLIDE_SECONDS
+    )
+
+    sliding = presenter.state_html(
+        live_view(table, now=landed - dt.timedelta(milliseconds=1)), fresh=True
+    )
+    assert sliding.count('class="playing-card') == cards
+    assert "data-winner" not in sliding and " wins" not in sliding and ": TIE" not in sliding
+    assert 'data-testid="player-total"></b>' in sliding
+    assert 'data-testid="live-winners"' not in sliding
+    assert 'class="bead ' not in sliding  # the shoe's first coup: an empty bead plate
+
+    out = presenter.state_html(live_view(table, now=landed))
+    assert f'data-winner="{coup.winner}"' in out
+    assert f'data-testid="player-total">{coup.detail["player_total"]}</b>' in out
+    assert f'class="bead w-{coup.winner}' in out

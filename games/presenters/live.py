@@ -45,14 +45,12 @@ from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
 from games.presenters.common import card_view, chip_views
 from games.selectors.live import LiveView, Seat, live_view, seat
-from games.selectors.roads import coup_roads
+from games.selectors.roads import CARD_SECONDS, coup_roads, result_shown_at
 from games.services import bets, live
 from games.services.push import send_now
 from games.services.rounds import Placed
 
 TEMPLATE = "baccarat/live.html"
-CARD_SECONDS = 0.6  # between two cards of a coup as they are turned
-SLIDE_SECONDS = 0.6  # one card's slide into place (cards.css, --deal-time)
 FAILED = gettext_lazy("The bet could not be placed. Nothing was taken.")
 
 log = structlog.stdlib.get_logger(__name__)
@@ -68,22 +66,12 @@ def _hand(codes: list[str], *, fresh: bool, first: float) -> list[dict[str, Any]
     ]
 
 
-def landed_at(coup: Coup) -> dt.datetime | None:
-    """When a dealt coup's last card has slid into place on the screens
-    (the cards of a squeezed coup were opened where they lay)."""
-    if coup.dealt_at is None or coup.squeeze:
-        return coup.dealt_at
-    player, banker = len(coup.detail.get("player", [])), len(coup.detail.get("banker", []))
-    last_turn = max(2 * (player - 1), 2 * (banker - 1) + 1) * CARD_SECONDS
-    return coup.dealt_at + dt.timedelta(seconds=last_turn + SLIDE_SECONDS)
-
-
 def announced(view: LiveView) -> bool:
     """Whether the last coup's result is out: not while its cards are still
     sliding in. Until then no screen shows its totals, its winner, its
     winners or its mark on the roads, however it came to the table (the
     deal's state, a page loaded or a socket joined meanwhile)."""
-    landed = landed_at(view.last) if view.last is not None else None
+    landed = result_shown_at(view.last) if view.last is not None else None
     return landed is None or view.now >= landed
 
 

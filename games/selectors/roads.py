@@ -22,6 +22,7 @@ more rounds than it shows, so the columns on screen are far from that start.
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 import threading
 from collections import OrderedDict
@@ -31,6 +32,7 @@ from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
 from django.db import connection
+from django.utils import timezone
 
 from games.baccarat import roads as road_core
 from games.models import Coup, Round, Table
@@ -310,6 +312,23 @@ def latest_round(*, user: User, table: Table) -> Round | None:
     return own.order_by("-seq").first()
 
 
+# A live coup's cards slide onto the screens one after the other; its result
+# (the totals, the winner, its mark on the roads) is shown once the last is
+# in place, not before (games/presenters/live.py).
+CARD_SECONDS = 0.6  # between two cards' slides
+SLIDE_SECONDS = 0.6  # one card's slide (cards.css, --deal-time)
+
+
+def result_shown_at(coup: Coup) -> dt.datetime | None:
+    """When a dealt live coup's last card is in place on the screens (the
+    cards of a squeezed coup were opened where they lay: at once)."""
+    if coup.dealt_at is None or coup.squeeze:
+        return coup.dealt_at
+    player, banker = len(coup.detail.get("player", [])), len(coup.detail.get("banker", []))
+    last_turn = max(2 * (player - 1), 2 * (banker - 1) + 1) * CARD_SECONDS
+    return coup.dealt_at + dt.timedelta(seconds=last_turn + SLIDE_SECONDS)
+
+
 def dealt_coups(shoe_id: int, *, limit: int) -> list[Coup]:
     """A live shoe's last ``limit`` dealt coups, oldest first."""
     recent = Coup.objects.filter(shoe_id=shoe_id, status=Coup.Status.DEALT).order_by("-number")
@@ -341,4 +360,8 @@ def _table_rounds(table: Table, limit: int) -> list[RoadRound]:
     shoe_id = (
         Coup.objects.filter(table=table).order_by("-id").values_list("shoe_id", flat=True).first()
     )
-    return _coup_rounds(dealt_coups(shoe_id, limit=limit)) if shoe_id else []
+    if not shoe_id:
+        return []
+    now = timezone.now()
+    shown = [c for c in dealt_coups(shoe_id, limit=limit) if (result_shown_at(c) or now) <= now]
+    return _coup_rounds(shown)

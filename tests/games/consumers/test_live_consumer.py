@@ -18,6 +18,7 @@ from games.baccarat.live import seed_commitment
 from games.models import Coup, Round, Table
 from games.presenters import live as presenter
 from games.selectors.live import live_view
+from games.selectors.roads import result_shown_at
 from games.services import live
 from tests.games.consumers.conftest import baccarat_socket
 from tests.tables import shown_version
@@ -81,7 +82,7 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
 
     # Once the cards are in place, the result, then the player's own figures.
     dealt = await database_sync_to_async(Coup.objects.get)(pk=coup.pk)
-    await database_sync_to_async(presenter.tick)(now=presenter.landed_at(dealt))
+    await database_sync_to_async(presenter.tick)(now=result_shown_at(dealt))
     state, seat = [await communicator.receive_from() for _ in range(2)]
     assert 'id="live-state"' in state and 'id="live-last"' in seat
     rnd = await database_sync_to_async(Round.objects.get)(player=ann)

@@ -14,6 +14,7 @@ from games.baccarat.live import check_document, seed_commitment
 from games.models import Coup, Round, Shoe, Table
 from games.presenters import live as presenter
 from games.selectors.live import live_view
+from games.selectors.roads import result_shown_at
 from games.services import live
 from tests.live import finish_shoe, shoe_under_way
 from tests.tables import shown_version
@@ -198,11 +199,9 @@ def test_no_screen_gives_a_coup_s_result_away_while_its_cards_slide_in(client, a
     bet(client, player="10")
     deal_first_coup(table, ann, start)
     coup = Coup.objects.get(table=table, number=1)
-    landed = presenter.landed_at(coup)
+    landed = result_shown_at(coup)
     cards = len(coup.cards)
-    assert landed - coup.dealt_at == dt.timedelta(
-        seconds=(cards - 1) * presenter.CARD_SECONDS + presenter.SLIDE_SECONDS
-    )
+    assert landed - coup.dealt_at == dt.timedelta(seconds=(cards - 1) * 0.6 + 0.6)
 
     sliding = presenter.state_html(
         live_view(table, now=landed - dt.timedelta(milliseconds=1)), fresh=True
@@ -213,7 +212,14 @@ def test_no_screen_gives_a_coup_s_result_away_while_its_cards_slide_in(client, a
     assert 'data-testid="live-winners"' not in sliding
     assert 'class="bead ' not in sliding  # the shoe's first coup: an empty bead plate
 
+    roads = reverse("baccarat_roads", args=["baccarat-live"])
+    detail = client.get(roads, HTTP_HX_REQUEST="true").content.decode()
+    assert 'class="bead ' not in detail  # nor in the roads in detail
+
     out = presenter.state_html(live_view(table, now=landed))
     assert f'data-winner="{coup.winner}"' in out
     assert f'data-testid="player-total">{coup.detail["player_total"]}</b>' in out
     assert f'class="bead w-{coup.winner}' in out
+    Coup.objects.filter(pk=coup.pk).update(dealt_at=timezone.now() - (landed - coup.dealt_at))
+    detail = client.get(roads, HTTP_HX_REQUEST="true").content.decode()
+    assert f'class="bead w-{coup.winner}' in detail

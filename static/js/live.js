@@ -1,7 +1,7 @@
 /* A live table in the browser. The slip, BET (over the socket, or posted
-   without it) and the sounds are the private Baccarat table's
+   without it) and the chips' sounds are the private Baccarat table's
    (baccarat.js, which reads the same bac-* ids); this adds the coup's
-   countdown. The server sends the table's state (#live-state) at every
+   countdown and the deal's sounds. The server sends the table's state (#live-state) at every
    step and every second while bets are open, with when betting closes
    (data-closes-at) and its own clock when it drew the state (data-now),
    so the countdown runs on the server's time, whatever this device's
@@ -13,8 +13,14 @@
    keeps it in localStorage (a reload keeps it), and sends only its SHA-256
    with the bet (the slip's hidden "commit" field). When betting has closed
    and every commitment is fixed (data-status="revealing") it reveals the
-   seed over the socket, if BET's answer said the commitment was kept. */
+   seed over the socket, if BET's answer said the commitment was kept.
+
+   The deal's state brings the cards sliding in one after the other
+   (--deal-delay): each is heard as it leaves the shoe. The player's own
+   result is heard with their seat's message (data-sound, played by
+   baccarat.js as the private table's). */
 import "./baccarat.js";
+import { sound } from "./sound.js";
 
 const TICK_MS = 250;
 let offset = 0;
@@ -107,3 +113,14 @@ function seeds() {
 window.setInterval(function () { tick(); seeds(); }, TICK_MS);
 tick();
 seeds();
+
+// The deal's cards, each heard as it leaves the shoe; only the deal's own
+// state has cards sliding in (.dealt), never a later state of the same coup.
+document.addEventListener("htmx:wsAfterMessage", function (evt) {
+  const html = evt.detail && evt.detail.message;
+  if (typeof html !== "string" || html.indexOf('id="live-state"') === -1) return;
+  document.querySelectorAll("#live-state .playing-card.dealt").forEach(function (card) {
+    const delay = parseFloat(card.style.getPropertyValue("--deal-delay")) || 0;
+    window.setTimeout(function () { sound.play("card"); }, delay * 1000);
+  });
+});

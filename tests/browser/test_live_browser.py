@@ -26,6 +26,17 @@ SIZES = (
 )
 
 
+# What a page plays, counted: the sounds are synthesised (static/js/sound.js),
+# a card's as two bursts of noise, a result's as notes.
+HEARD = """() => {
+  window.__heard = { noise: 0, notes: 0 };
+  const noise = AudioBufferSourceNode.prototype.start;
+  AudioBufferSourceNode.prototype.start = function (...args) { window.__heard.noise += 1; return noise.apply(this, args); };
+  const notes = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...args) { window.__heard.notes += 1; return notes.apply(this, args); };
+}"""
+
+
 @pytest.fixture
 def live_table(orm):
     create_presets()
@@ -55,6 +66,7 @@ def test_three_players_see_one_coup_one_deal_one_road(
     (ann, bob, cat), (ann_user, bob_user, _cat_user) = seated(
         browser, browser_context_args, live_url, password_hash, 3
     )
+    ann.evaluate(HEARD)
     wait_for_fresh_window(ann, 9)  # both bets, their notes and the shares
     ann.get_by_test_id("chip-100").click()
     ann.get_by_test_id("area-player").click()
@@ -77,6 +89,7 @@ def test_three_players_see_one_coup_one_deal_one_road(
     # Betting closes; both betting pages reveal their seeds, and the shoe is shuffled with them.
     for page in (ann, bob):
         expect(page.get_by_test_id("slip-note")).to_contain_text("seed is revealed", timeout=20_000)
+    before = ann.evaluate("() => ({...window.__heard})")
     # The cards slide in; the result follows once they are all in place.
     for page in (ann, bob, cat):
         expect(page.get_by_test_id("live-result")).to_have_attribute(
@@ -92,6 +105,12 @@ def test_three_players_see_one_coup_one_deal_one_road(
         for page in (ann, bob, cat)
     ]
     assert cards[0] and cards.count(cards[0]) == 3
+    # Ann heard each card as it slid in (two bursts of noise a card) and,
+    # with her seat's message, her own result (its notes).
+    expect(ann.get_by_test_id("my-last")).to_contain_text(f"({coup})")
+    heard = ann.evaluate("() => ({...window.__heard})")
+    assert heard["noise"] - before["noise"] == 2 * len(cards[0].split())
+    assert heard["notes"] - before["notes"] >= 2
     roads = [page.get_by_test_id("big-road").inner_html() for page in (ann, bob, cat)]
     assert roads.count(roads[0]) == 3
 

@@ -88,6 +88,8 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     rnd = await database_sync_to_async(Round.objects.get)(player=ann)
     assert rnd.status == Round.Status.SETTLED
     assert f'data-winner="{rnd.winner}"' in state
+    heard = "win" if rnd.total_return > rnd.total_bet else "end"
+    assert f'data-sound="{heard}"' in seat  # the page plays the player's own result
     assert f'data-balance="{rnd.balance_after}"' in seat
     assert "Your last coup (1): staked 10, returned" in seat  # from the dealer's message
     await communicator.disconnect()

@@ -225,15 +225,17 @@ def _recent(elapsed: dt.timedelta) -> bool:
     return dt.timedelta(0) <= elapsed < dt.timedelta(seconds=SHARES_SECONDS)
 
 
-def tick(*, now: dt.datetime | None = None) -> None:
+def tick(*, now: dt.datetime | None = None) -> dt.datetime | None:
     """One pass of the dealer over every open live table: its state goes
     out after each step, and while bets are open when the stakes moved
     (every ``SHARES_SECONDS`` at most). A deal sends its cards first; once
     they are in place on the screens the result goes out (``announced``)
     and the coup's bets are settled, each player hearing their own figures
     as theirs is: no balance, road or winner gives the result away while
-    the cards are still coming."""
+    the cards are still coming. Returns when a result is next due, for the
+    dealer to pass again then rather than at its next whole second."""
     moment = now or timezone.now()
+    due: dt.datetime | None = None
     for table in live.tables_to_deal():
         step = live.advance(table, now=now)
         view = live_view(table, now=now)
@@ -256,6 +258,11 @@ def tick(*, now: dt.datetime | None = None) -> None:
         if out and coup is not None and coup.status == Coup.Status.DEALT:
             # The result is out: now the bets (none left after the first pass).
             live.settle_coup(coup, now=now)
+        elif not out and view.last is not None:
+            shown_at = result_shown_at(view.last)
+            if shown_at is not None and (due is None or shown_at < due):
+                due = shown_at
+    return due
 
 
 class DealerLease:
@@ -284,19 +291,23 @@ class DealerLease:
 
 
 def deal_forever(stop: threading.Event | None = None) -> None:
-    """``tick`` on every second until ``stop`` is set, while this dealer
-    holds the lease (a standby otherwise)."""
+    """``tick`` on every second, and when a result is due, until ``stop``
+    is set, while this dealer holds the lease (a standby otherwise)."""
     stop = stop or threading.Event()
     lease = DealerLease()
     while not stop.is_set():
+        due = None
         try:
             if lease.held():
-                tick()
+                due = tick()
         except Exception:  # a pass that failed is tried again on the next; the reason is logged
             log.exception("live_dealer_failed")
         finally:
             close_old_connections()
-        stop.wait(1.0 - time.time() % 1.0)
+        wait = 1.0 - time.time() % 1.0
+        if due is not None:  # a result shows the moment the last card is down
+            wait = min(wait, max(0.0, (due - timezone.now()).total_seconds()))
+        stop.wait(wait)
 
 
 _started = threading.Lock()

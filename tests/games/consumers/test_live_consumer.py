@@ -72,7 +72,7 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     # Then the dealer deals: the socket hears the cards, and nothing that
     # gives the result away while they slide in (no winner, no balance).
     deal_at = coup.closes_at + dt.timedelta(seconds=live.REVEAL_SECONDS)
-    await database_sync_to_async(presenter.tick)(now=deal_at)
+    due = await database_sync_to_async(presenter.tick)(now=deal_at)
     cards = await communicator.receive_from()
     assert 'data-card="' in cards and "data-winner" not in cards
     assert f'data-dealt-at="{int(deal_at.timestamp() * 1000)}"' in cards
@@ -81,8 +81,10 @@ async def test_join_mid_coup_bet_and_hear_the_deal(make_player):
     assert rnd.status == Round.Status.OPEN
 
     # Once the cards are in place, the result, then the player's own figures.
+    # The dealer passes again the moment they are, not at its next whole second.
     dealt = await database_sync_to_async(Coup.objects.get)(pk=coup.pk)
-    await database_sync_to_async(presenter.tick)(now=result_shown_at(dealt))
+    assert due == result_shown_at(dealt)
+    assert await database_sync_to_async(presenter.tick)(now=due) is None
     state, seat = [await communicator.receive_from() for _ in range(2)]
     assert 'id="live-state"' in state and 'id="live-last"' in seat
     rnd = await database_sync_to_async(Round.objects.get)(player=ann)

@@ -3,7 +3,8 @@
 The socket carries what the dealer sends everybody at the table
 (``live.state``: the table's state rendered once per language, of which
 the socket sends its page's), what concerns this player alone
-(``live.seat``: their bet settled or refunded, and their balance), and
+(``live.seat``: their bet settled or refunded, and their balance;
+``live.placed``: their bet placed in another tab), and
 BET over the socket (``{"action": "bet", ...}``, the slip's fields as the
 HTTP BET posts them), answered with the same fragments; a new shoe's
 seed revealed (``{"action": "reveal", "seed": ...}``) once its first
@@ -56,8 +57,10 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
         self.language = scope_language(dict(self.scope))
         self.budget = MessageBudget.from_settings()
         slug = self.scope["url_route"]["kwargs"]["slug"]
-        # Counted at the table before its state is drawn for this page.
+        # Counted at the table before its state is drawn for this page, and
+        # among the player's sockets there (a BET in one tab reaches the others).
         await reveal_marks.arrived(slug, self.user.pk)
+        await reveal_marks.socket_opened(self.user.pk, slug)
         self.present_at: str | None = slug
         self.renew_at = time.monotonic() + reveal_marks.RENEW_SECONDS
         arrival = await self._arrival(slug)
@@ -85,6 +88,7 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
         slug, self.present_at = getattr(self, "present_at", None), None
         if slug is not None:
             await asyncio.shield(reveal_marks.left(slug, self.user.pk))
+            await asyncio.shield(reveal_marks.socket_closed(self.user.pk, slug))
 
     async def disconnect(self, code: int) -> None:
         for group in self.groups_joined:
@@ -149,6 +153,13 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
         if self.present_at is not None and time.monotonic() >= self.renew_at:
             self.renew_at = time.monotonic() + reveal_marks.RENEW_SECONDS
             await reveal_marks.mark_present(self.present_at, self.user.pk)
+
+    async def live_placed(self, event: dict[str, Any]) -> None:
+        """The player bet in another tab: this one shows the stake and balance."""
+        if event.get("table") == self.table.pk:
+            with translation.override(self.language):
+                html = presenter.staked_answer(balance=event["balance"], stake=event["stake"])
+            await self.send(text_data=html)
 
     async def live_seat(self, event: dict[str, Any]) -> None:
         if event.get("table") == self.table.pk:

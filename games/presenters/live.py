@@ -194,6 +194,14 @@ def revealed_answer(mine: ShoeSeed) -> str:
     return render_to_string(f"{TEMPLATE}#refused", {"notice": notice})
 
 
+def staked_answer(*, balance: int, stake: dict[str, int]) -> str:
+    """The player's stake and balance, for their other tabs at the table
+    when they bet in one (services.live.LiveDealer.pushes)."""
+    return render_to_string(
+        f"{TEMPLATE}#staked", {"balance": balance, "my_stake": stake_lines(stake)}
+    )
+
+
 def settled_answer(*, balance: int, last: dict[str, Any] | None) -> str:
     """The player's seat and balance once the deal settled (or refunded)
     their bet, from the dealer's message alone (services.live._tell_player):

@@ -65,6 +65,7 @@ from games.services import live_squeeze, rollups, rounds
 from games.services.baccarat import coup_record, payout_postings, stake_postings
 from games.services.bets import IN_FORCE, Terms
 from games.services.push import push
+from games.services.reveal_marks import others_open
 from games.services.wallet import Posting, new_server_seed_hex, post
 
 # Between a coup's result and the next window: the reveal's time on screen.
@@ -184,6 +185,7 @@ class LiveDealer:
     coup: Coup | None = field(default=None, init=False)
     seeds: rounds.Seeds | None = field(default=None, init=False)
     shoe_seed: ShoeSeed | None = field(default=None, init=False)
+    balance_after: int = field(default=0, init=False)  # once the stake is taken
 
     @property
     def stale_slip(self) -> str:
@@ -244,6 +246,8 @@ class LiveDealer:
             raise closed()
         if self.shoe_seed is not None:
             self.shoe_seed.save()
+        postings = stake_postings(stakes)
+        self.balance_after = balance + rounds.sum_postings(postings)
         return rounds.Dealt(
             status=Round.Status.OPEN,
             bets=stakes,
@@ -252,12 +256,18 @@ class LiveDealer:
             # "seed": the shoe whose shuffle awaits this player's seed.
             detail={"live": True, "coup": self.coup.number}
             | ({"seed": self.coup.shoe_id} if self.shoe_seed is not None else {}),
-            postings=stake_postings(stakes),
+            postings=postings,
             coup_id=self.coup.pk,
         )
 
     def pushes(self, rnd: Round) -> list[tuple[str, dict[str, Any]]]:
-        return []  # the dealer sends the table's stakes every second while bets are open
+        """The player's other tabs at the table, if they have one open, hear
+        their stake and balance (the tab that bet hears BET's answer; the
+        table's stakes go out with the dealer's state)."""
+        if not others_open(rnd.player_id, rnd.table.slug):
+            return []
+        event = {"type": "live.placed", "table": rnd.table_id, "stake": dict(rnd.bets)}
+        return [(seat_group(rnd.player_id), {**event, "balance": self.balance_after})]
 
 
 def place_bet(

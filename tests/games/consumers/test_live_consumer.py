@@ -168,3 +168,31 @@ async def test_players_watching_are_counted_at_the_table(make_player):
     view = await database_sync_to_async(live_view)(table)
     assert view.players == 1
     await anns.disconnect()
+
+
+async def test_a_bet_in_one_tab_shows_in_the_players_other_tab(make_player):
+    """Two tabs at the table: the one that bets hears BET's answer, the
+    other its stake and balance at once (not only when the coup settles).
+    A player with one tab hears nothing more than their answer."""
+    ann, bob = [await database_sync_to_async(make_player)(chips=1_000) for _ in range(2)]
+    table = await database_sync_to_async(Table.objects.get)(slug="baccarat-live")
+    await database_sync_to_async(live.advance)(table)
+    bobs = await socket(bob, table.slug)
+    assert (await bobs.connect(timeout=5))[0]
+    await bobs.receive_from()
+    await bobs.send_to(text_data=await bet_message("alone", player="10"))
+    assert 'id="bac-placed"' in await bobs.receive_from()
+    assert await bobs.receive_nothing(timeout=0.2)
+
+    first, second = socket(ann, table.slug), socket(ann, table.slug)
+    first, second = await first, await second
+    for tab in (first, second):
+        assert (await tab.connect(timeout=5))[0]
+        await tab.receive_from()
+    await first.send_to(text_data=await bet_message("two-tabs", banker="25"))
+    assert 'id="bac-placed"' in await first.receive_from()
+    shown = await second.receive_from()
+    assert "Your bet on this coup</strong>: BANKER 25" in shown
+    assert 'data-balance="97500"' in shown and ">975<" in shown  # 1,000 chips less 25
+    for tab in (bobs, first, second):
+        await tab.disconnect()

@@ -60,7 +60,6 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
         # Counted at the table before its state is drawn for this page, and
         # among the player's sockets there (a BET in one tab reaches the others).
         await reveal_marks.arrived(slug, self.user.pk)
-        await reveal_marks.socket_opened(self.user.pk, slug)
         self.present_at: str | None = slug
         self.renew_at = time.monotonic() + reveal_marks.RENEW_SECONDS
         arrival = await self._arrival(slug)
@@ -88,7 +87,6 @@ class LiveConsumer(PeelRelay, SessionBoundSocket, AsyncWebsocketConsumer):
         slug, self.present_at = getattr(self, "present_at", None), None
         if slug is not None:
             await asyncio.shield(reveal_marks.left(slug, self.user.pk))
-            await asyncio.shield(reveal_marks.socket_closed(self.user.pk, slug))
 
     async def disconnect(self, code: int) -> None:
         for group in self.groups_joined:

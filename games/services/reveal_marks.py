@@ -15,8 +15,8 @@ push nobody needed.
 
 Who is at a live table: a socket there marks its player present until
 ``PRESENT_SECONDS`` from now, again every ``RENEW_SECONDS`` while it is
-open, and takes the mark away when it closes (unless the player has
-another tab at the table in this process). The dealer counts the marks not
+open, and takes the mark away when it closes (unless the socket count
+says the player has another tab at the table). The dealer counts the marks not
 yet lapsed (``present``, read by games/selectors/live.py): watchers are at
 the table as much as bettors are. A process that dies leaves its players
 counted until their marks lapse.
@@ -32,7 +32,6 @@ import asyncio
 import logging
 import time
 import weakref
-from collections import Counter
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -111,20 +110,22 @@ def sockets_key(user_id: int, slug: str) -> str:
     return f"bac-sockets:{user_id}:{slug}"
 
 
-async def _count(key: str, by: int) -> None:
+async def _count(key: str, by: int) -> int:
+    """Move the counter by ``by``; its new value."""
     if settings.REDIS_URL:
         name = cache.make_key(key)
         client = _redis()
         async with client.pipeline(transaction=False) as pipe:
             pipe.incrby(name, by)
             pipe.expire(name, SOCKETS_TTL)
-            await pipe.execute()
-        return
+            counted, _ = await pipe.execute()
+        return int(counted)
     cache.add(key, 0, SOCKETS_TTL)
     try:
-        cache.incr(key, by)
+        return int(cache.incr(key, by))
     except ValueError:  # expired between add and incr
         cache.set(key, max(by, 0), SOCKETS_TTL)
+        return max(by, 0)
 
 
 async def socket_opened(user_id: int, slug: str) -> None:
@@ -134,11 +135,14 @@ async def socket_opened(user_id: int, slug: str) -> None:
         logger.warning("could not count a socket of player %s", user_id, exc_info=True)
 
 
-async def socket_closed(user_id: int, slug: str) -> None:
+async def socket_closed(user_id: int, slug: str) -> int | None:
+    """Count a socket out; how many the player still holds open at the
+    table (None: the cache could not say)."""
     try:
-        await _count(sockets_key(user_id, slug), -1)
+        return await _count(sockets_key(user_id, slug), -1)
     except Exception:
         logger.warning("could not count a closed socket of player %s", user_id, exc_info=True)
+        return None
 
 
 def others_open(user_id: int, slug: str) -> bool:
@@ -159,8 +163,6 @@ def others_open(user_id: int, slug: str) -> bool:
 
 PRESENT_SECONDS = 60
 RENEW_SECONDS = 25
-
-_tabs_here: Counter[tuple[str, int]] = Counter()  # this process's sockets per table and player
 
 
 async def mark_present(slug: str, user_id: int) -> None:
@@ -185,15 +187,18 @@ async def mark_present(slug: str, user_id: int) -> None:
 
 
 async def arrived(slug: str, user_id: int) -> None:
-    _tabs_here[slug, user_id] += 1
+    """A live socket opened: counted among the player's sockets at the
+    table (``others_open``), and the player marked present."""
+    await socket_opened(user_id, slug)
     await mark_present(slug, user_id)
 
 
 async def left(slug: str, user_id: int) -> None:
-    _tabs_here[slug, user_id] -= 1
-    if _tabs_here[slug, user_id] > 0:
-        return  # another tab of theirs here still renews the mark
-    del _tabs_here[slug, user_id]
+    """A live socket closed: the player's mark goes with their last socket
+    at the table, in whichever process it was."""
+    remaining = await socket_closed(user_id, slug)
+    if remaining is None or remaining > 0:
+        return  # another tab of theirs still renews the mark (or it lapses)
     try:
         if settings.REDIS_URL:
             await _redis().zrem(cache.make_key(present_key(slug)), str(user_id))

@@ -45,7 +45,7 @@ from games.presenters.baccarat.contexts import terms_context
 from games.presenters.baccarat.roads import RoadsView
 from games.presenters.common import card_view, chip_views
 from games.selectors.live import LiveView, Seat, live_view, seat
-from games.selectors.roads import CARD_SECONDS, coup_roads, result_shown_at
+from games.selectors.roads import CARD_SECONDS, result_shown_at
 from games.services import bets, live
 from games.services.push import send_now
 from games.services.rounds import Placed
@@ -68,9 +68,10 @@ def _hand(codes: list[str], *, fresh: bool, first: float) -> list[dict[str, Any]
 
 def announced(view: LiveView) -> bool:
     """Whether the last coup's result is out: not while its cards are still
-    sliding in. Until then no screen shows its totals, its winner, its
-    winners or its mark on the roads, however it came to the table (the
-    deal's state, a page loaded or a socket joined meanwhile)."""
+    sliding in. Until then no screen shows its totals, its winner or its
+    winners (nor its mark on the roads: ``live_view`` leaves it out),
+    however it came to the table (the deal's state, a page loaded or a
+    socket joined meanwhile)."""
     landed = result_shown_at(view.last) if view.last is not None else None
     return landed is None or view.now >= landed
 
@@ -105,7 +106,7 @@ def state_context(view: LiveView, *, fresh: bool = False) -> dict[str, Any]:
         "board": board,
         "shares": [(area, AREA_LABELS[area], view.shares.get(area, 0)) for area in AREAS],
         "winners": [(name, format_chips(net)) for name, net in view.winners] if out else [],
-        "roads": RoadsView(view.roads if out else coup_roads(view.dealt[:-1])),
+        "roads": RoadsView(view.roads),
         "fresh": fresh,
         "void": coup is not None and coup.status == Coup.Status.VOID,
         **squeeze.state_context(view),

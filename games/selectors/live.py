@@ -23,7 +23,7 @@ from commitlog.keys import pseudonym
 from games.baccarat.live import seal
 from games.baccarat.rules import AREAS
 from games.models import Coup, Round, Shoe, ShoeSeed, Table
-from games.selectors.roads import RoadWindow, coup_roads, dealt_coups
+from games.selectors.roads import RoadWindow, coup_roads, dealt_coups, shown_coups
 
 # The roads and the squeeze's navigator read the shoe's dealt coups (a shoe
 # holds about 80; even 8 decks of four-card coups would not reach 100).
@@ -84,8 +84,6 @@ class LiveView:
     # The cards of the shoe's coups dealt before ``coup`` (everybody at the
     # table saw them): the squeeze's navigator takes them out of the shoe.
     seen: tuple[str, ...] = ()
-    # The shoe's dealt coups, oldest first (the roads' coups).
-    dealt: tuple[Coup, ...] = ()
 
     @property
     def betting(self) -> bool:
@@ -144,7 +142,7 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
         players=len(players),
         shares={a: round(100 * on_coup[a] / staked) if staked else 0 for a in AREAS},
         staked=staked,
-        roads=coup_roads(dealt),
+        roads=coup_roads(shown_coups(dealt, now)),  # not a coup whose cards still slide in
         winners=winners[:WINNERS_SHOWN],
         last=last,
         committed=committed,
@@ -153,7 +151,6 @@ def live_view(table: Table, *, now: dt.datetime | None = None) -> LiveView:
         seen=tuple(
             card for c in dealt if coup is None or c.number < coup.number for card in c.cards
         ),
-        dealt=tuple(dealt),
     )
 
 

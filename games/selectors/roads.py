@@ -329,6 +329,11 @@ def result_shown_at(coup: Coup) -> dt.datetime | None:
     return coup.dealt_at + dt.timedelta(seconds=last_turn + SLIDE_SECONDS)
 
 
+def shown_coups(coups: Sequence[Coup], now: dt.datetime) -> list[Coup]:
+    """The coups whose result is out at ``now`` (what the roads show)."""
+    return [c for c in coups if (result_shown_at(c) or now) <= now]
+
+
 def dealt_coups(shoe_id: int, *, limit: int) -> list[Coup]:
     """A live shoe's last ``limit`` dealt coups, oldest first."""
     recent = Coup.objects.filter(shoe_id=shoe_id, status=Coup.Status.DEALT).order_by("-number")
@@ -362,6 +367,4 @@ def _table_rounds(table: Table, limit: int) -> list[RoadRound]:
     )
     if not shoe_id:
         return []
-    now = timezone.now()
-    shown = [c for c in dealt_coups(shoe_id, limit=limit) if (result_shown_at(c) or now) <= now]
-    return _coup_rounds(shown)
+    return _coup_rounds(shown_coups(dealt_coups(shoe_id, limit=limit), timezone.now()))

@@ -119,8 +119,5 @@ seeds();
 document.addEventListener("htmx:wsAfterMessage", function (evt) {
   const html = evt.detail && evt.detail.message;
   if (typeof html !== "string" || html.indexOf('id="live-state"') === -1) return;
-  document.querySelectorAll("#live-state .playing-card.dealt").forEach(function (card) {
-    const delay = parseFloat(card.style.getPropertyValue("--deal-delay")) || 0;
-    window.setTimeout(function () { sound.play("card"); }, delay * 1000);
-  });
+  sound.playDealt(document.getElementById("live-state"));
 });

@@ -6,6 +6,7 @@
      state()                             {sound, effects, music, volume, gain}: what is applied now
      play(name)                          "chip", "card", "win", "end", "click"
      playFrom(html)                      play every data-sound="..." named in an HTML string
+     playDealt(root)                     each dealt card under root, at its --deal-delay
    Browsers only let audio start after a user gesture, so the audio context
    is created (or resumed) on the first pointer or key press. Shared by every
    table (Baccarat, Casino War).
@@ -118,6 +119,16 @@ function playFrom(html) {
       play(m[1]);
     }
   }
+}
+
+// Each card dealt under ``root`` (.playing-card.dealt, cards.css) heard as
+// it leaves the shoe, at its --deal-delay.
+function playDealt(root) {
+  if (!root) return;
+  root.querySelectorAll(".playing-card.dealt").forEach(function (card) {
+    const delay = parseFloat(card.style.getPropertyValue("--deal-delay")) || 0;
+    global.setTimeout(function () { play("card"); }, delay * 1000);
+  });
 }
 
 // --- background music: a slow four-chord pad with a gentle bass -------------
@@ -259,4 +270,5 @@ export const sound = {
   state: state,
   play: play,
   playFrom: playFrom,
+  playDealt: playDealt,
 };

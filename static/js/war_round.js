@@ -37,10 +37,7 @@ export function roundShown() {
   const shown = `${el.dataset.roundId}:${el.dataset.status}`;
   if (shown === lastShown) return;
   lastShown = shown;
-  for (const card of el.querySelectorAll(".playing-card.dealt")) {
-    const delay = parseFloat(card.style.getPropertyValue("--deal-delay")) || 0;
-    setTimeout(() => sound.play("card"), delay * 1000);
-  }
+  sound.playDealt(el);
   const result = el.querySelector("[data-sound]");
   const reveal = parseFloat(el.style.getPropertyValue("--reveal")) || 0;
   if (result) {

@@ -13,8 +13,10 @@
    this only shows the handle to that player.
 
    Also the seconds before the card opens by itself, on the server's clock
-   (the state's data-now). Exports state() for the browser tests. */
+   (the state's data-now), and the card's sound (sound.js) on every page as
+   it opens. Exports state() for the browser tests. */
 import { drawLift, grab } from "./peel.js";
+import { sound } from "./sound.js";
 
 const MOVE_MS = 300; // between two moves sent; the watchers ease over as long
 const OPEN_AT = 0.5; // let go past half of the card: it opens; before: it falls back
@@ -235,9 +237,13 @@ function watch(move) {
 
 function sync() {
   const el = stage();
+  // The card peeled until now is open (the next card's stage, or none when
+  // it was the last): heard on every page as it turns, as at a private table.
+  if (shownKey && shownKey !== (el ? keyOf(el) : "")) sound.play("card");
   if (!el) {
     lift = null;
     drag = null;
+    shownKey = "";
     return;
   }
   const me = isPeeler(el);

@@ -1,7 +1,8 @@
 """The live squeeze seen by two players: the peeler (the largest PLAYER
 stake, on a desktop) drags the Player's card and the watcher (no bet, on a
 phone) sees the same fold move; the peeler opens it, and both see the same
-cards and the same result. The watcher's page has no handle to peel.
+cards and the same result. The watcher's page has no handle to peel, and
+hears each card turn as it opens.
 
 With SQUEEZE_SHOTS=<folder> the test also leaves screenshots of both pages
 mid-peel there (the watcher at both sizes); SQUEEZE_PEELER=phone swaps the
@@ -18,6 +19,7 @@ from playwright.sync_api import expect
 from games.models import Table
 from games.services.tables import create_presets, save_table, table_snapshot
 from tests.browser.helpers import eventually, seat_at_live_table, wait_for_fresh_window
+from tests.browser.test_live_browser import HEARD
 
 pytestmark = pytest.mark.browser
 
@@ -73,6 +75,7 @@ def test_the_peeler_peels_the_watcher_sees_it_and_both_see_one_result(
     args = (browser, browser_context_args, live_url, password_hash)
     peeler, _ = seat_at_live_table(*args, "peeler", PEELER_SIZE)
     watcher, _ = seat_at_live_table(*args, "watcher", WATCHER_SIZE)
+    watcher.evaluate(HEARD)
     wait_for_fresh_window(peeler, 5)
     peeler.get_by_test_id("chip-100").click()
     peeler.get_by_test_id("area-player").click()
@@ -108,14 +111,17 @@ def test_the_peeler_peels_the_watcher_sees_it_and_both_see_one_result(
     shoot(watcher, "watcher", (WATCHER_SIZE, PEELER_SIZE))
 
     # Let go past halfway: the card opens for both at once.
+    heard = watcher.evaluate("() => window.__heard.noise")
     peeler.mouse.move(x, bottom - 0.7 * box["height"], steps=3)
     peeler.mouse.up()
     for page, stage in stages.items():
         expect(stage.or_(page.get_by_test_id("live-result"))).not_to_have_attribute(
             "data-slot", "p2"
         )
+    opened = 1
     # Any card left to peel (a 3rd): the peeler opens it straight away.
     while peeler.get_by_test_id("live-squeeze").count():
+        opened += 1
         slot = stages[peeler].get_attribute("data-slot")
         peeler.get_by_test_id("peel-open").click()
         expect(stages[peeler].or_(peeler.get_by_test_id("live-result"))).not_to_have_attribute(
@@ -126,5 +132,10 @@ def test_the_peeler_peels_the_watcher_sees_it_and_both_see_one_result(
         expect(result).to_have_attribute("data-coup", coup, timeout=10_000)
     assert results[0].get_attribute("data-winner") == results[1].get_attribute("data-winner")
     assert board_cards(peeler) == board_cards(watcher) != ""
+    # The watcher heard each card turn as it opened (a card: two bursts of noise).
+    eventually(
+        lambda: watcher.evaluate("() => window.__heard.noise") - heard == 2 * opened,
+        "a card's sound for each card opened",
+    )
     shoot(peeler, "peeler", (PEELER_SIZE,), "result")
     shoot(watcher, "watcher", (WATCHER_SIZE,), "result")

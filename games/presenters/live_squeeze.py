@@ -27,6 +27,7 @@ from games.selectors.live import LiveView
 from games.services import live_squeeze
 
 NAME_CHARS = 8  # a player's log pseudonym as the table shows it (the winners too)
+FIRST_FOUR = 4  # P1 B1 P2 B2: dealt before any third card
 
 
 def player_name(user_id: int) -> str:
@@ -65,6 +66,11 @@ def _hands(coup: Coup, peel: live_squeeze.Peel) -> tuple[LiveHand, LiveHand]:
     for i, code in enumerate(shown):
         cards[sides[i]].append({**card_view(code), "flipped": i == flipped})
     cards[peel.side].append({"face_down": True, "peeling": True})
+    # The first four cards are on the felt from the deal: one not open yet
+    # lies face down in its place. A third card is drawn only once those four
+    # are open, so none shows before then (its mere presence is news).
+    for i in range(peel.at + 1, FIRST_FOUR):
+        cards[sides[i]].append({"face_down": True})
 
     def hand(side: str) -> LiveHand:
         codes = [c["code"] for c in cards[side] if not c.get("face_down")]

@@ -70,6 +70,10 @@ def test_the_page_shows_the_open_cards_only_to_peeler_and_watcher(client, table,
         page = client.get(URL).content.decode()
         assert 'data-testid="live-squeeze"' in page and 'data-slot="p2"' in page
         assert sorted(faces(page)) == sorted(coup.cards[:2])
+        # The Banker's 2nd card lies face down in its place, its face unsent.
+        banker = page.split('class="hand hand-banker"')[1].split('class="live-peel"')[0]
+        assert banker.count('class="playing-card') == 2
+        assert banker.count("playing-card face-down") == 1
         assert "data-winner" not in page and 'data-testid="live-result"' not in page
         assert f'data-peeler="{player_name(ann.pk)}"' in page
         assert f'data-me="{player_name(user.pk)}"' in page

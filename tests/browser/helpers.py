@@ -1,5 +1,6 @@
-"""What the browser tests share: a user's session put in a browser, and
-waiting for what the server stores.
+"""What the browser tests share: a user's session put in a browser,
+waiting for what the server stores, and whether what a screen needs is in
+sight.
 
 The server commits in a process of its own, a moment after the page's
 request or socket message went out; the page's own state is awaited with
@@ -101,3 +102,54 @@ def wait_for_fresh_window(page, seconds: int) -> None:
     shoe's first window opens again until somebody bets): under make test's
     load, a window found nearly over closed between a bet and its note."""
     page.wait_for_function(_FRESH_WINDOW, arg=seconds, timeout=30_000)
+
+
+# Whether an element is wholly inside the viewport and is what a tap at its
+# corners and at its centre would reach. The corners are taken a little in,
+# past rounded edges: on a round chip or spot, where the circle passes.
+UNCOVERED = """
+(el) => {
+  const r = el.getBoundingClientRect();
+  const inside = r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
+    && r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+  const radius = getComputedStyle(el).borderTopLeftRadius;
+  const side = Math.min(r.width, r.height);
+  const round = radius.endsWith("%") ? parseFloat(radius) >= 50 : parseFloat(radius) >= side / 2 - 1;
+  const inset = round ? side * 0.17 : 4 + 0.3 * (parseFloat(radius) || 0);
+  const dx = Math.min(inset, r.width / 4), dy = Math.min(inset, r.height / 4);
+  const points = [
+    [r.left + r.width / 2, r.top + r.height / 2],
+    [r.left + dx, r.top + dy], [r.right - dx, r.top + dy],
+    [r.left + dx, r.bottom - dy], [r.right - dx, r.bottom - dy],
+  ];
+  const covered = points.filter(([x, y]) => {
+    const hit = document.elementFromPoint(x, y);
+    return !(hit && (hit === el || el.contains(hit)));
+  }).map(([x, y]) => {
+    const hit = document.elementFromPoint(x, y);
+    return hit ? (hit.dataset.testid || hit.id || hit.className || hit.nodeName) : null;
+  });
+  return { inside, covered, box: [r.left, r.top, r.right, r.bottom].map(Math.round) };
+}
+"""
+
+
+def all_in_view(page, testids: list[str], when: str) -> None:
+    """Each part wholly on screen and uncovered, once the page has come to
+    rest (a rack's smooth scroll is not an animation the page waits out)."""
+    page.evaluate("window.scrollTo(0, 0)")
+
+    def problems() -> dict:
+        found = {}
+        for testid in testids:
+            element = page.get_by_test_id(testid)
+            expect(element).to_have_count(1)
+            seen = element.evaluate(UNCOVERED)
+            if not seen["inside"] or seen["covered"]:
+                found[testid] = seen
+        return found
+
+    try:
+        eventually(lambda: not problems(), "everything in view", seconds=5)
+    except AssertionError:
+        raise AssertionError(f"{when}: {problems()}") from None

@@ -13,16 +13,22 @@ from playwright.sync_api import expect
 
 from games.models import Round, Shoe, Table
 from games.services.tables import create_presets, save_table, table_snapshot
-from tests.browser.helpers import eventually, seat_at_live_table, wait_for_fresh_window
+from tests.browser.helpers import (
+    all_in_view,
+    eventually,
+    seat_at_live_table,
+    wait_for_fresh_window,
+)
 from tests.live import finish_shoe
 
 pytestmark = pytest.mark.browser
 
 TABLE = "/baccarat/baccarat-live/"
+IN_SIGHT = ["live-clock", "area-player", "chip-1", "bet"]
 SIZES = (
     {"width": 1280, "height": 800},
     {"width": 390, "height": 844},
-    {"width": 1280, "height": 800},
+    {"width": 844, "height": 390},  # a phone on its side
 )
 
 
@@ -78,6 +84,10 @@ def test_three_players_see_one_coup_one_deal_one_road(
     bob.get_by_test_id("bet").click()
     expect(bob.get_by_test_id("slip-note")).to_contain_text("placed on coup")
     coup = ann.get_by_test_id("live-coup").get_attribute("data-coup")
+    # On the phone as on the desktop, the clock and the bet (an area, the
+    # chips, BET) are in sight together, without scrolling.
+    for page in (ann, bob, cat):
+        all_in_view(page, IN_SIGHT, "while bets are open")
     # Everybody at the table sees the share of the stakes on each area while
     # bets are open, and three players there: the one watching counts too.
     for page in (ann, bob, cat):

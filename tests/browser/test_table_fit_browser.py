@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
 from games.models import Profile
-from tests.browser.helpers import eventually
+from tests.browser.helpers import all_in_view
 from tests.seeds import find_seed, war_cases
 
 pytestmark = pytest.mark.browser
@@ -65,35 +65,6 @@ new PerformanceObserver((list) => {
 }).observe({ type: "layout-shift", buffered: true });
 """
 
-# Whether an element is wholly inside the viewport and is what a tap at its
-# corners and at its centre would reach. The corners are taken a little in,
-# past rounded edges: on a round chip or spot, where the circle passes.
-UNCOVERED = """
-(el) => {
-  const r = el.getBoundingClientRect();
-  const inside = r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
-    && r.right <= window.innerWidth && r.bottom <= window.innerHeight;
-  const radius = getComputedStyle(el).borderTopLeftRadius;
-  const side = Math.min(r.width, r.height);
-  const round = radius.endsWith("%") ? parseFloat(radius) >= 50 : parseFloat(radius) >= side / 2 - 1;
-  const inset = round ? side * 0.17 : 4 + 0.3 * (parseFloat(radius) || 0);
-  const dx = Math.min(inset, r.width / 4), dy = Math.min(inset, r.height / 4);
-  const points = [
-    [r.left + r.width / 2, r.top + r.height / 2],
-    [r.left + dx, r.top + dy], [r.right - dx, r.top + dy],
-    [r.left + dx, r.bottom - dy], [r.right - dx, r.bottom - dy],
-  ];
-  const covered = points.filter(([x, y]) => {
-    const hit = document.elementFromPoint(x, y);
-    return !(hit && (hit === el || el.contains(hit)));
-  }).map(([x, y]) => {
-    const hit = document.elementFromPoint(x, y);
-    return hit ? (hit.dataset.testid || hit.id || hit.className || hit.nodeName) : null;
-  });
-  return { inside, covered, box: [r.left, r.top, r.right, r.bottom].map(Math.round) };
-}
-"""
-
 
 @cache
 def baccarat_seed() -> str:
@@ -115,27 +86,6 @@ def next_shoe(username: str, seed: str) -> None:
     Profile.objects.filter(user__username=username).update(
         next_server_seed=seed, client_seed=CLIENT_SEED, nonce=0
     )
-
-
-def all_in_view(page, testids: list[str], when: str) -> None:
-    """Each part wholly on screen and uncovered, once the page has come to
-    rest (a rack's smooth scroll is no animation ``still`` sees)."""
-    page.evaluate("window.scrollTo(0, 0)")
-
-    def problems() -> dict:
-        found = {}
-        for testid in testids:
-            element = page.get_by_test_id(testid)
-            expect(element).to_have_count(1)
-            seen = element.evaluate(UNCOVERED)
-            if not seen["inside"] or seen["covered"]:
-                found[testid] = seen
-        return found
-
-    try:
-        eventually(lambda: not problems(), "everything in view", seconds=5)
-    except AssertionError:
-        raise AssertionError(f"{when}: {problems()}") from None
 
 
 # Whether every animation in the elements a selector names (and inside them)

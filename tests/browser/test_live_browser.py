@@ -25,6 +25,14 @@ pytestmark = pytest.mark.browser
 
 TABLE = "/baccarat/baccarat-live/"
 IN_SIGHT = ["live-clock", "area-player", "chip-1", "bet"]
+# The areas whose payout runs into their limits line, by more than the
+# lines' own leading (the live table's limits, MIN 0.10 · MAX 20,000, take
+# two lines in a phone's BANKER area).
+CROWDED = """() => [...document.querySelectorAll("#bac-areas .area")].filter((area) => {
+  const pay = area.querySelector(".area-pay").getBoundingClientRect();
+  const limits = area.querySelector(".minmax").getBoundingClientRect();
+  return pay.bottom - limits.top > 3;
+}).map((area) => area.className)"""
 SIZES = (
     {"width": 1280, "height": 800},
     {"width": 390, "height": 844},
@@ -88,6 +96,7 @@ def test_three_players_see_one_coup_one_deal_one_road(
     # chips, BET) are in sight together, without scrolling.
     for page in (ann, bob, cat):
         all_in_view(page, IN_SIGHT, "while bets are open")
+        assert page.evaluate(CROWDED) == []
     # Everybody at the table sees the share of the stakes on each area while
     # bets are open, and three players there: the one watching counts too.
     for page in (ann, bob, cat):

@@ -26,6 +26,8 @@ if importlib.util.find_spec("locust") is None:
 
 from bench import client  # noqa: E402 - after the skips above
 
+pytestmark = pytest.mark.waits
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 # The interpreter this virtual environment was made from: a real Python
 # without the environment's packages (Locust among them), as a .venv with

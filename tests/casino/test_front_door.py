@@ -246,6 +246,7 @@ def body_that_stops(site: str) -> str | None:
 SLOW_CLIENTS = (head_a_byte_at_a_time, no_head, body_that_stops)
 
 
+@pytest.mark.waits
 def test_slow_clients_are_cut_off(site):
     """A head sent a byte at a time, a connection that never sends one, and a
     body that stops coming: each is closed within its limit. The three wait

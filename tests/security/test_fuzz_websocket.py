@@ -25,7 +25,7 @@ from games.models import Table
 from games.services import baccarat as baccarat_service
 from tests.security.conftest import FUZZ, SENDABLE, read_books
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.waits, pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 BACCARAT_SOCKET = "/ws/baccarat/baccarat-social/"
 WAR_SOCKET = "/ws/war/casino-war/"

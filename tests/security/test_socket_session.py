@@ -28,7 +28,7 @@ from games.services.faults import inject_fault
 from tests.games.consumers.conftest import surrender_a_tie
 from tests.tables import shown_version
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.waits, pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 SOCKETS = ["/ws/war/casino-war/", "/ws/baccarat/baccarat-social/"]
 CLOSED = {"type": "websocket.close", "code": SESSION_END_CLOSE_CODE}

@@ -24,6 +24,7 @@ from tests.games.consumers.conftest import baccarat_socket
 from tests.seeds import find_seed
 
 pytestmark = [
+    pytest.mark.waits,
     pytest.mark.asyncio,
     pytest.mark.django_db(transaction=True),
 ]

@@ -20,7 +20,12 @@ from games.models import Round, Table
 from games.services import baccarat
 from tests.games.consumers.conftest import baccarat_socket
 
-pytestmark = [pytest.mark.engines, pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.engines,
+    pytest.mark.waits,
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+]
 
 SLUG = "baccarat-classic"
 RESULT_ROUND = re.compile(r'id="bac-result"[^>]*data-round="(\d+)"')

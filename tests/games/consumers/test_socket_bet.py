@@ -42,7 +42,7 @@ from tests.games.consumers.conftest import books
 from tests.seeds import find_seed
 from tests.tables import shown_version
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.waits, pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 SLUG = "baccarat-classic"  # PLAYER/BANKER MIN 0.10; TIE 10-2,000
 PLACED = re.compile(r'id="bac-placed"[^>]*data-round="(\d+)"')

@@ -19,6 +19,7 @@ from games.war.rules import first_cards_tied
 from tests.seeds import find_seed
 
 pytestmark = [
+    pytest.mark.waits,
     pytest.mark.asyncio,
     pytest.mark.django_db(transaction=True),
 ]

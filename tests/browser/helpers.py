@@ -153,3 +153,14 @@ def all_in_view(page, testids: list[str], when: str) -> None:
         eventually(lambda: not problems(), "everything in view", seconds=5)
     except AssertionError:
         raise AssertionError(f"{when}: {problems()}") from None
+
+
+# What a page plays, counted: the sounds are synthesised (static/js/sound.js),
+# a card's as two bursts of noise, a result's as notes.
+HEARD = """() => {
+  window.__heard = { noise: 0, notes: 0 };
+  const noise = AudioBufferSourceNode.prototype.start;
+  AudioBufferSourceNode.prototype.start = function (...args) { window.__heard.noise += 1; return noise.apply(this, args); };
+  const notes = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...args) { window.__heard.notes += 1; return notes.apply(this, args); };
+}"""

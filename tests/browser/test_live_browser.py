@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from games.models import Round, Shoe, Table
 from games.services.tables import create_presets, save_table, table_snapshot
 from tests.browser.helpers import (
+    HEARD,
     all_in_view,
     eventually,
     seat_at_live_table,
@@ -38,17 +39,6 @@ SIZES = (
     {"width": 390, "height": 844},
     {"width": 844, "height": 390},  # a phone on its side
 )
-
-
-# What a page plays, counted: the sounds are synthesised (static/js/sound.js),
-# a card's as two bursts of noise, a result's as notes.
-HEARD = """() => {
-  window.__heard = { noise: 0, notes: 0 };
-  const noise = AudioBufferSourceNode.prototype.start;
-  AudioBufferSourceNode.prototype.start = function (...args) { window.__heard.noise += 1; return noise.apply(this, args); };
-  const notes = OscillatorNode.prototype.start;
-  OscillatorNode.prototype.start = function (...args) { window.__heard.notes += 1; return notes.apply(this, args); };
-}"""
 
 
 @pytest.fixture

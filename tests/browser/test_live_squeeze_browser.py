@@ -18,8 +18,7 @@ from playwright.sync_api import expect
 
 from games.models import Table
 from games.services.tables import create_presets, save_table, table_snapshot
-from tests.browser.helpers import eventually, seat_at_live_table, wait_for_fresh_window
-from tests.browser.test_live_browser import HEARD
+from tests.browser.helpers import HEARD, eventually, seat_at_live_table, wait_for_fresh_window
 
 pytestmark = pytest.mark.browser
 

@@ -201,7 +201,12 @@ def test_no_screen_gives_a_coup_s_result_away_while_its_cards_slide_in(client, a
     coup = Coup.objects.get(table=table, number=1)
     landed = result_shown_at(coup)
     cards = len(coup.cards)
-    assert landed - coup.dealt_at == dt.timedelta(seconds=(cards - 1) * 0.6 + 0.6)
+    # Dealt P B P B, then each hand's third card in its own turn (P 5th, B
+    # 6th, a Banker's third waiting out the turn of a Player who stood), 0.6 s
+    # apart, each sliding for 0.6 s.
+    turns = [2 * i for i in range(len(coup.detail["player"]))]
+    turns += [2 * i + 1 for i in range(len(coup.detail["banker"]))]
+    assert landed - coup.dealt_at == dt.timedelta(seconds=max(turns) * 0.6 + 0.6)
 
     sliding = presenter.state_html(
         live_view(table, now=landed - dt.timedelta(milliseconds=1)), fresh=True

@@ -246,7 +246,12 @@ def browser_type_launch_args(browser_type_launch_args):
 
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
-    return {**browser_context_args, "locale": "en-US"}
+    """Pages in English, and with motion reduced, as a player may ask: no
+    card slides, count-up, chip shower or pulsing glow, which were 40% of
+    the table-fit tests' CPU (docs/measurements/test-times.md). A test that
+    looks at motion, or at a page while things move on it, asks for it back
+    (tests/browser/helpers.py's MOTION)."""
+    return {**browser_context_args, "locale": "en-US", "reduced_motion": "reduce"}
 
 
 def worker_database(path: Path) -> Path:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+import pytest
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
@@ -24,6 +25,13 @@ from games.services import play_safe
 from games.services.wallet import open_account
 
 T = TypeVar("T")
+
+# A test that looks at motion, or at a page while things move on it (the
+# deal's slides, a win's count-up and chip shower, the glows, the roads'
+# blink): its pages animate as a player's do, not reduced as in the other
+# browser tests (tests/conftest.py's browser_context_args).
+MOVING = {"reduced_motion": "no-preference"}
+MOTION = pytest.mark.browser_context_args(**MOVING)
 
 PASSWORD = "pw-Secret-123"  # every browser player's
 
@@ -75,14 +83,15 @@ def log_in(context, live_url: str, user, **values) -> None:
 
 
 def seat_at_live_table(browser, context_args, live_url, password_hash, name: str, size: dict):
-    """A new player at the live table in a browser of ``size``, its socket open: (page, user)."""
+    """A new player at the live table in a browser of ``size``, its socket
+    open, the cards sliding in as a player sees them: (page, user)."""
     user = get_user_model().objects.create(
         username=f"{name}{timezone.now().timestamp():.0f}", password=password_hash
     )
     open_account(user=user)
     now = timezone.now()
     play_safe.start_session(user=user, now=now)
-    context = browser.new_context(**{**context_args, "viewport": size})
+    context = browser.new_context(**{**context_args, **MOVING, "viewport": size})
     log_in(context, live_url, user, **{play_safe.SESSION_STARTED: now.isoformat()})
     page = context.new_page()
     page.goto(f"{live_url}/baccarat/baccarat-live/")

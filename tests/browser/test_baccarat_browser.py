@@ -10,9 +10,9 @@ import pytest
 from playwright.sync_api import expect
 
 from games.models import Profile
-from tests.browser.helpers import eventually, stored_round
+from tests.browser.helpers import MOTION, eventually, stored_round
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, MOTION]
 
 TABLE = "/baccarat/baccarat-classic/"
 

@@ -17,10 +17,10 @@ from playwright.sync_api import expect
 
 from games.baccarat import roads as core
 from games.models import Round
-from tests.browser.helpers import stored_round
+from tests.browser.helpers import MOTION, stored_round
 from tests.stored_results import store_results
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, MOTION]
 
 SLUG = "baccarat-classic"
 TABLE = f"/baccarat/{SLUG}/"

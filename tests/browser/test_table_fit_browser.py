@@ -13,10 +13,10 @@ from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
 from games.models import Profile
-from tests.browser.helpers import all_in_view
+from tests.browser.helpers import MOTION, all_in_view
 from tests.seeds import find_seed, war_cases
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, MOTION]
 
 SIZES = {
     "390x844": {"width": 390, "height": 844},

@@ -12,9 +12,10 @@ from games.models import Profile, Round, Table
 from games.presets import WAR_PAYS
 from games.services.tables import snapshot_version
 from games.verify import derive_shoe
+from tests.browser.helpers import MOTION
 from tests.seeds import find_seed, war_cases
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, MOTION]
 
 CLIENT_SEED = "war-browser"
 

@@ -10,6 +10,7 @@ and brute-forced in tests/games/services/test_squeeze.py)."""
 from __future__ import annotations
 
 import hashlib
+import re
 
 import pytest
 from django.contrib.sessions.backends.db import SessionStore
@@ -69,6 +70,23 @@ def squeeze_bet(page, live_url, *, pair: bool = False) -> None:
     expect(toggle).to_have_attribute("data-on", "1")
     expect(page.get_by_test_id("squeeze-state")).to_have_text("ON")
     page.get_by_test_id("bet").click()
+
+
+@pytest.mark.browser_context_args(reduced_motion="reduce")
+def test_with_less_motion_asked_the_card_to_peel_glows_still(page, live_url, signed_up, orm):
+    """A player whose system asks for reduced motion: the stage opens without
+    sliding in, and the card waiting to be peeled glows without pulsing."""
+    seed_next_round(signed_up, SEED_210)
+    squeeze_bet(page, live_url)
+    expect(page.get_by_test_id("squeeze-stage")).to_be_visible()
+    waiting = page.get_by_test_id("card-p2")
+    expect(waiting).to_have_class(re.compile(r"\bpeeling\b"))
+    assert waiting.evaluate("el => getComputedStyle(el, '::after').opacity") == "1"
+    moving = page.evaluate(
+        "document.getAnimations().filter((a) => a.playState === 'running')"
+        ".map((a) => a.animationName || String(a.effect && a.effect.target))"
+    )
+    assert moving == []
 
 
 # The peel as static/js/squeeze.js holds it (the page's own module instance).

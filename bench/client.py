@@ -65,6 +65,7 @@ WAR_ROUND = re.compile(r'id="war-round"[^>]*data-status="(\w+)"[^>]*data-round-i
 WAR_MESSAGE = re.compile(r'id="war-message"[^>]*>([^<]*)<')
 WAR_MESSAGE_TEXT = re.compile(r'id="war-message"[^>]*>([^<]+)<')  # a refusal says why
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+FORM_ERRORS = re.compile(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', re.S)
 WENT_WRONG = "Something went wrong"
 WAR_CARD_STEP = 0.35  # games.views.war.CARD_STEP: seconds between two dealt cards
 
@@ -367,7 +368,15 @@ class Player:
             htmx=False,
         )
         if "sessionid" not in self.http.cookies:
-            raise PlayerError("signup", f"not logged in after sign-up ({response.url})")
+            # The form again, saying why (Django's error lists), or a page that does not.
+            said = " ".join(
+                re.sub(r"<[^>]+>", " ", " ".join(FORM_ERRORS.findall(response.text))).split()
+            )
+            raise PlayerError(
+                "signup",
+                f"not logged in after sign-up ({response.status_code} {response.url}): "
+                f"{said[:300] or 'no error on the form'}",
+            )
 
     def sit_down(self) -> None:
         """Open both table pages (slip keys) and both websockets."""

@@ -17,9 +17,9 @@ from django.contrib.sessions.backends.db import SessionStore
 from playwright.sync_api import expect
 
 from games.models import Profile, Table
-from tests.browser.helpers import MOTION, MOVING, eventually, stored_round
+from tests.browser.helpers import eventually, stored_round
 
-pytestmark = [pytest.mark.browser, MOTION]
+pytestmark = pytest.mark.browser
 
 TABLE = "/baccarat/baccarat-social/"  # 1 deck; squeeze from 1,000 chips
 CLIENT_SEED = "squeeze-browser"
@@ -164,11 +164,7 @@ def test_a_mouse_drag_peels_the_players_second_card_beside_the_navigator(
 
 
 @pytest.mark.browser_context_args(
-    viewport={"width": 390, "height": 844},
-    has_touch=True,
-    is_mobile=True,
-    device_scale_factor=2,
-    **MOVING,
+    viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=2
 )
 def test_a_finger_peels_the_card_from_a_corner_on_a_phone(page, live_url, signed_up, orm):
     errors = watch_console(page)

@@ -110,7 +110,7 @@ def wait_for_fresh_window(page, seconds: int) -> None:
     """Wait for a live betting window with ``seconds`` or more left (a new
     shoe's first window opens again until somebody bets): under make test's
     load, a window found nearly over closed between a bet and its note."""
-    page.wait_for_function(_FRESH_WINDOW, arg=seconds, timeout=30_000)
+    page.wait_for_function(_FRESH_WINDOW, arg=seconds, polling=200, timeout=30_000)
 
 
 # Whether an element is wholly inside the viewport and is what a tap at its

@@ -144,7 +144,9 @@ def test_a_mouse_drag_peels_the_players_second_card_beside_the_navigator(
     state = peel_state(page)
     assert state["started"] and 0.25 < state["progress"] < 0.35
     page.mouse.up()
-    page.wait_for_function(f"async () => {PEEL}.progress === 0", timeout=5_000)  # fallen back
+    page.wait_for_function(
+        f"async () => {PEEL}.progress === 0", polling=100, timeout=5_000
+    )  # fallen back
     assert not peel_state(page)["opened"]
     expect(stage).to_be_visible()
 

@@ -99,7 +99,7 @@ STILL = """
 
 def still(page, selector: str) -> None:
     """Wait for the animations in ``selector`` to end (the page measured at rest)."""
-    page.wait_for_function(STILL, arg=selector)
+    page.wait_for_function(STILL, arg=selector, polling=100)
 
 
 def cumulative_shift(page) -> float:
@@ -213,12 +213,12 @@ def play_squeezed_round(page, size: str) -> None:
         assert box == {"x": 0, "y": 0, **viewport}, box
     all_in_view(page, ["peel-card", "peel-open"], "while squeezing")
     while True:
-        page.wait_for_function(OFFERED_OR_DONE)
+        page.wait_for_function(OFFERED_OR_DONE, polling=100)
         if page.locator("#bac-phase").get_attribute("data-phase") == "done":
             break
         offered = stage.get_attribute("data-peel")
         page.get_by_test_id("peel-open").click(timeout=3000)
-        page.wait_for_function(MOVED_ON, arg=offered)
+        page.wait_for_function(MOVED_ON, arg=offered, polling=100)
     expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")
 
 

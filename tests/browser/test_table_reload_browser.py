@@ -108,7 +108,7 @@ def test_a_reload_mid_squeeze_offers_the_squeeze_again(page, live_url, signed_up
     # was handled as it was swapped in (static/js/reality.js asks the
     # server for the header's figures then, unless a reveal is pending);
     # once any such request is answered and shown, the net still reads 0.
-    page.wait_for_function(FETCHES_DONE)
+    page.wait_for_function(FETCHES_DONE, polling=100)
     expect(net).to_have_text("0")
     page.reload()
 

@@ -131,13 +131,9 @@ UNCOVERED = """
     [r.left + dx, r.top + dy], [r.right - dx, r.top + dy],
     [r.left + dx, r.bottom - dy], [r.right - dx, r.bottom - dy],
   ];
-  const covered = points.filter(([x, y]) => {
-    const hit = document.elementFromPoint(x, y);
-    return !(hit && (hit === el || el.contains(hit)));
-  }).map(([x, y]) => {
-    const hit = document.elementFromPoint(x, y);
-    return hit ? (hit.dataset.testid || hit.id || hit.className || hit.nodeName) : null;
-  });
+  const covered = points.map(([x, y]) => document.elementFromPoint(x, y))
+    .filter((hit) => !(hit && (hit === el || el.contains(hit))))
+    .map((hit) => (hit ? hit.dataset.testid || hit.id || hit.className || hit.nodeName : null));
   return { inside, covered, box: [r.left, r.top, r.right, r.bottom].map(Math.round) };
 }
 """

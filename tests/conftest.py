@@ -304,8 +304,6 @@ def live_url(server_db):
         "CASINO_REVEAL_DELAY": os.environ.get("CASINO_REVEAL_DELAY", "0.15"),
         "CASINO_REVEAL_FAST_DELAY": "0.03",
         "DJANGO_DEBUG": "1",
-        # Each static file once a test, not again at every page it loads.
-        "DJANGO_STATIC_MAX_AGE": "3600",
         # The browser suite signs up dozens of players from 127.0.0.1; the
         # credential throttle has its own tests.
         "CASINO_CREDENTIAL_POSTS": "0",

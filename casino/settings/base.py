@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.utils.translation import gettext_lazy as _
 
-from casino.settings.env import envbool, envint, envstr
+from casino.settings.env import envbool, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -117,12 +117,6 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on a missing 
 # Every page, stylesheet and module names the hashed files alone: the
 # unhashed copies are not kept (nor compressed: half of collectstatic's time).
 WHITENOISE_KEEP_ONLY_HASHED_FILES = True
-# How long a browser keeps an unhashed static file before asking again:
-# WhiteNoise's 0 with debug on (an edited file shows at the next load) and
-# 60 s with it off, unless set. The browser suite's server (debug on) sets an
-# hour, as hashed names give a player's browser: its pages asked again for
-# their 25-30 files at every navigation, an eighth of the suite's CPU.
-WHITENOISE_MAX_AGE = envint("DJANGO_STATIC_MAX_AGE", 0 if DEBUG else 60, minimum=0)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

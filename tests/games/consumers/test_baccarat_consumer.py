@@ -193,7 +193,11 @@ async def test_fast_forward_speeds_up_the_reveal_and_play_returns_to_normal(play
     await communicator.send_to(text_data=json.dumps({"action": "speed", "fast": True}))
     messages = await reveal(communicator, timeout=2)
     assert time.monotonic() - started < 2
+    # The button's new face is rendered on the sockets' thread while the
+    # sped-up cards go out; on a busy machine it may come after the last one.
     speed = [m for m in messages if 'id="bac-speed"' in m]
+    if not speed:
+        speed = [await communicator.receive_from(timeout=2)]
     assert len(speed) == 1 and 'data-testid="speed-normal"' in speed[0]
     # ">" (the ws-send form posts strings) returns to normal speed.
     await communicator.send_to(text_data=json.dumps({"action": "speed", "fast": "0"}))

@@ -111,18 +111,19 @@ TEST_WORKERS ?= auto
 XDIST := -n $(TEST_WORKERS) --dist worksteal
 
 # make test runs every suite and prints the time they took (the installs
-# before them not counted), as CI reads it. The cluster stage and the browser
-# suite, which mostly wait (on their servers, on the pages), run beside the
-# fast suite and the browser's own JavaScript under node; their output is
-# kept in CLUSTER_TEST_LOG and BROWSER_TEST_LOG and printed when they end
-# (the times: docs/measurements/test-times.md). Every suite runs even when
-# another failed; make test fails if any did.
+# before them not counted), as CI reads it. The cluster stage, the browser
+# suite and the browser's own JavaScript under node run beside the fast
+# suite, which ends last (the machine is busy throughout); their output is
+# kept in CLUSTER_TEST_LOG, BROWSER_TEST_LOG and NODE_TEST_LOG and printed
+# when they end (the times: docs/measurements/test-times.md). Every suite
+# runs even when another failed; make test fails if any did.
 # The served site the tests copy (migrated, its static files collected:
 # tests/make_run.py) is made once for all of them, in CASINO_TEST_SITE.
 # pytest exits 5 when a selection has no tests; that is not a failure here.
 # Coverage is `make coverage`, apart (CI runs both).
 CLUSTER_TEST_LOG ?= /tmp/casino-cluster-test.log
 BROWSER_TEST_LOG ?= /tmp/casino-browser-test.log
+NODE_TEST_LOG ?= /tmp/casino-node-test.log
 test: $(VENV)/.dev messages chromium prometheus
 	@start=$$(date +%s); status=0; \
 	  $(MAKE) --no-print-directory test-suites || status=$$?; \
@@ -133,8 +134,9 @@ test-suites:
 	  $(MAKE) --no-print-directory test-cluster > $(CLUSTER_TEST_LOG) 2>&1 & cluster=$$!; \
 	  DJANGO_ALLOW_ASYNC_UNSAFE=true CASINO_SQLITE_PATH=$(CURDIR)/db/browser.sqlite3 \
 	    $(BIN)/python -m pytest -m browser -q $(XDIST) > $(BROWSER_TEST_LOG) 2>&1 & browser=$$!; \
+	  node --test tests/js/ > $(NODE_TEST_LOG) 2>&1 & node=$$!; \
 	  $(BIN)/python -m pytest -m "not browser" -q $(XDIST) || [ $$? -eq 5 ] || status=1; \
-	  node --test tests/js/ || status=1; \
+	  wait $$node || status=1; echo "--- JavaScript"; cat $(NODE_TEST_LOG); \
 	  wait $$cluster || status=1; echo "--- cluster stage"; cat $(CLUSTER_TEST_LOG); \
 	  wait $$browser || [ $$? -eq 5 ] || status=1; echo "--- browser suite"; cat $(BROWSER_TEST_LOG); \
 	  rm -rf "$$(dirname $$CASINO_TEST_SITE)"; exit $$status

@@ -358,10 +358,6 @@ def _stored_units(value: object) -> int | None:
 # --- the command line -----------------------------------------------------------
 
 
-def _cards(cards: Sequence[Card]) -> str:
-    return " ".join(str(c) for c in cards)
-
-
 def report(
     server_seed_hex: str,
     client_seed: str,

@@ -78,10 +78,6 @@ class HistoryPage:
     newer: int | None  # pass as ?after= to see the newer page
     older: int | None  # pass as ?before= to see the older page
 
-    @property
-    def is_first(self) -> bool:
-        return self.newer is None
-
 
 def history_page(
     *,

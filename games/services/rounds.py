@@ -116,10 +116,6 @@ class Placed:
     profile: Profile  # with the next round's committed seed
     replayed: bool = False  # the slip key had made this round before: nothing was charged
 
-    @property
-    def next_seed_hash(self) -> str:
-        return server_seed_hash(bytes.fromhex(self.profile.next_server_seed))
-
 
 def require_open(table: Table) -> None:
     if not table.enabled:

@@ -138,6 +138,16 @@ def play_baccarat_round(page) -> None:
     expect(page.get_by_test_id("result")).to_have_attribute("data-winner", "player")
 
 
+# How far below its button's middle a key hint sits, in whole pixels
+# (None where the keys are not shown).
+KEY_OFFSET = """(button) => {
+  const key = button.querySelector("kbd");
+  if (!key || !key.checkVisibility()) return null;
+  const b = button.getBoundingClientRect(), k = key.getBoundingClientRect();
+  return Math.round((k.top + k.bottom - b.top - b.bottom) / 2);
+}"""
+
+
 def play_war_round(page) -> None:
     """A tie gone to war and won, with a tie bet beside the ante; at the
     decision, WAR is in sight without scrolling, the round's spots and DEAL
@@ -156,6 +166,12 @@ def play_war_round(page) -> None:
     expect(page.get_by_test_id("decision-panel")).to_be_visible(timeout=20_000)
     assert page.evaluate("window.scrollY") == 0  # nothing scrolled the page for the player
     all_in_view(page, ["war-round", "spot-ante", "spot-tie", "btn-war", "btn-deal"], "at the tie")
+    # WAR and SURRENDER show their keys alike (SURRENDER's once wrapped under
+    # the word alone on a desktop).
+    war, surrender = (
+        page.get_by_test_id(b).evaluate(KEY_OFFSET) for b in ("btn-war", "btn-surrender")
+    )
+    assert war == surrender, (war, surrender)
     page.get_by_test_id("btn-war").click()
     expect(page.get_by_test_id("war-result")).to_be_visible(timeout=20_000)
     expect(page.get_by_test_id("burn-card")).to_have_count(3)

@@ -171,7 +171,7 @@ def play_war_round(page) -> None:
     war, surrender = (
         page.get_by_test_id(b).evaluate(KEY_OFFSET) for b in ("btn-war", "btn-surrender")
     )
-    assert war == surrender, (war, surrender)
+    assert abs(war - surrender) <= 2, (war, surrender)  # a pixel's rounding apart at most
     page.get_by_test_id("btn-war").click()
     expect(page.get_by_test_id("war-result")).to_be_visible(timeout=20_000)
     expect(page.get_by_test_id("burn-card")).to_have_count(3)

@@ -105,6 +105,10 @@ def test_the_history_shows_each_rounds_cards_as_cards_and_times_in_the_players_z
     # The whole row fits the phone's width: no sideways scrolling to find the cards.
     box = row.locator(".mini-cards").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    # The cards close the row: the table's name above them says the game, which
+    # once came again under the cards (the rule that hid it was outweighed).
+    expect(row.locator(".c-table")).to_be_visible()
+    expect(row.locator(".c-game")).to_be_hidden()
 
     tokyo = rnd.created_at.astimezone(dt.timezone(dt.timedelta(hours=9)))
     expect(row.locator("time")).to_have_text(tokyo.strftime("%Y-%m-%d %H:%M:%S") + " GMT+9")

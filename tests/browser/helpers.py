@@ -139,6 +139,15 @@ UNCOVERED = """
 """
 
 
+def past_the_sides(page) -> int:
+    """How many pixels the page reaches past the screen's sides (0 when
+    none): a page that does pans sideways under the player's thumb, and a
+    dialog opened on it is cut off (WCAG 1.4.10, reflow)."""
+    return page.evaluate(
+        "document.scrollingElement.scrollWidth - document.documentElement.clientWidth"
+    )
+
+
 def all_in_view(page, testids: list[str], when: str) -> None:
     """Each part wholly on screen and uncovered, once the page has come to
     rest (a rack's smooth scroll is not an animation the page waits out)."""

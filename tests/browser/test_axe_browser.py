@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from games.models import Table
 from games.services.wallet import open_account
-from tests.browser.helpers import log_in
+from tests.browser.helpers import log_in, past_the_sides
 from tests.stored_results import settled_coup
 
 pytestmark = pytest.mark.browser
@@ -36,8 +36,6 @@ RUN_AXE = """async () => {
     .filter(v => v.impact === "serious" || v.impact === "critical")
     .map(v => `${v.id} (${v.impact}): ${v.nodes.map(n => n.target.join(" ")).slice(0, 4).join(", ")}`);
 }"""
-
-SCROLLS_SIDEWAYS = "document.scrollingElement.scrollWidth > document.documentElement.clientWidth"
 
 DOORSTEP = {
     "demo-welcome": "/",
@@ -121,7 +119,7 @@ def serious_violations(
             violations = page.evaluate(RUN_AXE)
             # WCAG 1.4.10 (reflow): the page itself never scrolls sideways
             # (a hidden table of the dashboard's figures once made it).
-            if page.evaluate(SCROLLS_SIDEWAYS):
+            if past_the_sides(page) > 0:
                 violations.append("the page scrolls sideways")
             if violations:
                 found[name] = violations

@@ -12,7 +12,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import zoneinfo
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -105,13 +105,22 @@ class LossRoom:
 
     period: str
     limit: int
-    lost: int
+    net_loss: int  # below 0 while the player is ahead
     resets_at: dt.datetime
     zone: str
 
     @property
+    def lost(self) -> int:
+        """What the limit counts as lost: winnings buy no room past the limit."""
+        return max(0, self.net_loss)
+
+    @property
     def left(self) -> int:
         return max(0, self.limit - self.lost)
+
+    def without(self, stake: int) -> LossRoom:
+        """The room as it was before ``stake`` counted as lost."""
+        return replace(self, net_loss=self.net_loss - stake)
 
 
 def loss_rooms(user: User, profile: Profile, now: dt.datetime) -> list[LossRoom]:

@@ -42,8 +42,9 @@ class Totals:
 
     @property
     def net_loss(self) -> int:
-        """What a loss limit counts: stakes (an open raise included) less returns."""
-        return max(0, self.staked + self.open_raise - self.returned)
+        """What a loss limit counts: stakes (an open raise included) less
+        returns, below 0 while the player is ahead."""
+        return self.staked + self.open_raise - self.returned
 
 
 def window_totals(

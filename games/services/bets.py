@@ -515,7 +515,8 @@ def can_war(*, balance: int, ante: int) -> bool:
 def check_raise(*, user: User, ante: int, balance: int, now: dt.datetime) -> None:
     """WAR at a tie's decision stakes the ante once more: the balance must
     cover it, and a loss limit set or lowered since the deal must still
-    leave room for it (the raise counts as lost while the round waits).
+    leave room for it. The raise has counted as lost since the tie: it must
+    fit in what was left without it, as any stake must (``check_bets``).
     SURRENDER stakes nothing and is never refused here."""
     if not can_war(balance=balance, ante=ante):
         raise InsufficientChips(
@@ -526,8 +527,9 @@ def check_raise(*, user: User, ante: int, balance: int, now: dt.datetime) -> Non
             % {"raise": format_chips(ante), "balance": format_chips(balance)},
             code="raise_short",
         )
-    room = tightest(loss_rooms(user, Profile.objects.get(user=user), now))
-    if room is not None and room.lost > room.limit:
+    rooms = loss_rooms(user, Profile.objects.get(user=user), now)
+    room = next((room for room in rooms if ante > room.without(ante).left), None)
+    if room is not None:
         raise BetRefused(
             _(
                 "Going to war could take you past your loss limit of %(limit)s chips. "

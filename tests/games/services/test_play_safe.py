@@ -460,6 +460,36 @@ def test_a_limit_lowered_while_a_war_waits_keeps_its_raise_under_it(make_player)
     assert settled.status == Round.Status.SETTLED
 
 
+def test_a_player_ahead_goes_to_war_only_within_what_the_limit_leaves(make_player):
+    """Winnings buy no room past a loss limit: 50 chips up, a tie at ante 20,
+    then a daily limit of 10. The table says 10 are left, so the raise of 20
+    is refused as a bet of 20 would be; at ante 5 a war is fought."""
+    player = make_player(chips=1_000)
+    deal_next(player, lambda shoe: war_cases(shoe) == {"win"})
+    war_service.play(user=player, table=war_table(), ante=50 * CHIP, tie_bet=0, slip_key="win")
+    deal_next(player, lambda shoe: "tie" in war_cases(shoe))
+    big = war_service.play(
+        user=player, table=war_table(), ante=20 * CHIP, tie_bet=0, slip_key="tie"
+    ).round
+    play_safe.set_loss_limit(user=player, period="day", amount=10 * CHIP)
+    room = reads.tightest(
+        reads.loss_rooms(player, Profile.objects.get(user=player), timezone.now())
+    )
+    assert room is not None and room.left == 10 * CHIP  # what the table shows
+
+    with pytest.raises(BetRefused) as refused:
+        war_service.decide(user=player, round_id=big.pk, decision="war")
+    assert refused.value.code == "loss_limit"
+    assert Round.objects.get(pk=big.pk).status == Round.Status.OPEN
+    war_service.decide(user=player, round_id=big.pk, decision="surrender")
+
+    deal_next(player, lambda shoe: "tie" in war_cases(shoe))
+    small = war_service.play(
+        user=player, table=war_table(), ante=5 * CHIP, tie_bet=0, slip_key="tie2"
+    ).round
+    assert war_service.decide(user=player, round_id=small.pk, decision="war").status == "settled"
+
+
 def test_the_time_zone_stays_while_a_loss_limit_is_set(make_player):
     """Moving to a zone just past midnight started a fresh day at once: a
     raise without the 24 hours' wait. With a limit set the zone stays."""

@@ -87,7 +87,7 @@ def windows_from_rounds(user, now: dt.datetime) -> dict[str, int]:
                 raise_=Sum(ante, filter=Q(status=Round.Status.OPEN)),
             )
         )
-        out[period] = max(0, (sums["bet"] or 0) + (sums["raise_"] or 0) - (sums["back"] or 0))
+        out[period] = (sums["bet"] or 0) + (sums["raise_"] or 0) - (sums["back"] or 0)
     return out
 
 

@@ -34,6 +34,8 @@ CROWDED = """() => [...document.querySelectorAll("#bac-areas .area")].filter((ar
   const limits = area.querySelector(".minmax").getBoundingClientRect();
   return pay.bottom - limits.top > 3;
 }).map((area) => area.className)"""
+# Where the bet's first area stands in the page (from its top, in CSS px).
+BET_AT = "() => Math.round(document.querySelector('[data-testid=area-player]').getBoundingClientRect().top + window.scrollY)"
 SIZES = (
     {"width": 1280, "height": 800},
     {"width": 390, "height": 844},
@@ -82,6 +84,10 @@ def test_three_players_see_one_coup_one_deal_one_road(
     bob.get_by_test_id("bet").click()
     expect(bob.get_by_test_id("slip-note")).to_contain_text("placed on coup")
     coup = ann.get_by_test_id("live-coup").get_attribute("data-coup")
+    # On the upright phone the bet stands in one place through the coup's
+    # calls (bets open, no more bets, the result, the next coup's bets), so a
+    # tap in the last second lands where the player aimed.
+    bet_at = {"open": bob.evaluate(BET_AT)}
     # On the phone as on the desktop, the clock and the bet (an area, the
     # chips, BET) are in sight together, without scrolling.
     for page in (ann, bob, cat):
@@ -98,6 +104,8 @@ def test_three_players_see_one_coup_one_deal_one_road(
     # Betting closes; both betting pages reveal their seeds, and the shoe is shuffled with them.
     for page in (ann, bob):
         expect(page.get_by_test_id("slip-note")).to_contain_text("seed is revealed", timeout=20_000)
+    expect(bob.get_by_test_id("live-clock")).to_have_attribute("data-state", "closed")
+    bet_at["closed"] = bob.evaluate(BET_AT)
     before = ann.evaluate("() => ({...window.__heard})")
     # The cards slide in; the result follows once they are all in place.
     for page in (ann, bob, cat):
@@ -114,6 +122,7 @@ def test_three_players_see_one_coup_one_deal_one_road(
         for page in (ann, bob, cat)
     ]
     assert cards[0] and cards.count(cards[0]) == 3
+    bet_at["result"] = bob.evaluate(BET_AT)
     # Ann heard each card as it slid in (two bursts of noise a card) and,
     # with her seat's message, her own result (its notes).
     expect(ann.get_by_test_id("my-last")).to_contain_text(f"({coup})")
@@ -122,6 +131,10 @@ def test_three_players_see_one_coup_one_deal_one_road(
     assert heard["notes"] - before["notes"] >= 2
     roads = [page.get_by_test_id("big-road").inner_html() for page in (ann, bob, cat)]
     assert roads.count(roads[0]) == 3
+    expect(bob.get_by_test_id("live-coup")).not_to_have_attribute("data-coup", coup, timeout=20_000)
+    expect(bob.get_by_test_id("live-clock")).to_have_attribute("data-state", "open")
+    bet_at["next"] = bob.evaluate(BET_AT)
+    assert max(bet_at.values()) - min(bet_at.values()) <= 2, bet_at  # a pixel's rounding
 
     settled = eventually(
         lambda: Round.objects.filter(player=ann_user, status=Round.Status.SETTLED).first(),

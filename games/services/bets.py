@@ -416,6 +416,7 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> C
             code="both_sides",
         )
     raised_from: dict[str, int] = {}
+    short: list[str] = []  # every area under its MIN, named at once
     for area in limits.areas:  # the table's order, so the message does not depend on the slip's
         if area not in stakes:
             continue
@@ -423,10 +424,9 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> C
         if stakes[area] < low and area in limits.raised_to_min:
             raised_from[area], stakes[area] = stakes[area], low
         if stakes[area] < low:
-            raise BetRefused(
+            short.append(
                 _("The minimum bet on %(area)s is %(min)s chips.")
-                % {"area": _label(area), "min": format_chips(low)},
-                code="area_min",
+                % {"area": _label(area), "min": format_chips(low)}
             )
         if stakes[area] > high:
             raise BetRefused(
@@ -434,6 +434,8 @@ def check_bets(*, bets: Mapping[str, int], limits: BetLimits, balance: int) -> C
                 % {"area": _label(area), "max": format_chips(high)},
                 code="area_max",
             )
+    if short:
+        raise BetRefused(" ".join(short), code="area_min")
     if limits.most_staked(stakes) > limits.max_bet:
         raise _max_bet_refusal(limits, stakes)
     room = limits.gate.loss

@@ -192,6 +192,13 @@ def test_it_numbers_rounds_and_moves_the_seeds_on(make_player, classic):
     [
         ({"player": 100, "banker": 100}, BetRefused, "PLAYER and BANKER cannot both be bet"),
         ({"tie": 5}, BetRefused, "minimum bet on TIE is 10"),
+        # Every area under its minimum at once: the player mends them in one go.
+        (
+            {"banker": 10, "tie": 5, "player_pair": 1, "banker_pair": 1},
+            BetRefused,
+            "minimum bet on TIE is 10 chips. The minimum bet on PLAYER PAIR is 10 chips. "
+            "The minimum bet on BANKER PAIR is 10 chips.$",
+        ),
         ({"player_pair": 2_001}, BetRefused, "maximum bet on PLAYER PAIR is 2,000"),
         (
             {"player": 20_000, "tie": 2_000, "player_pair": 2_000, "banker_pair": 2_000},

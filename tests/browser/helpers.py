@@ -148,6 +148,14 @@ def past_the_sides(page) -> int:
     )
 
 
+def cut_off(page, testid: str) -> int:
+    """How many pixels of an element's own content its box cuts off (0 when
+    none): War's limits line, a strip that hides what does not fit."""
+    return page.get_by_test_id(testid).evaluate(
+        "el => Math.max(el.scrollWidth - el.clientWidth, el.scrollHeight - el.clientHeight)"
+    )
+
+
 def all_in_view(page, testids: list[str], when: str) -> None:
     """Each part wholly on screen and uncovered, once the page has come to
     rest (a rack's smooth scroll is not an animation the page waits out)."""

@@ -4,12 +4,15 @@ the machine may have: on a machine without one it would otherwise be boxes.
 
 Chromium says which font drew a node's text (DevTools' CSS.getPlatformFontsForNode),
 so the test checks that, besides the computed font family and the Font Loading API.
+And the longer Japanese words still fit where space is short: War's limits on a phone.
 """
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.browser.helpers import cut_off
 
 pytestmark = pytest.mark.browser
 
@@ -71,3 +74,14 @@ def test_a_japanese_label_on_the_table_renders_with_the_shipped_font(page, live_
     assert len(drawn) == 1, drawn
     assert drawn[0]["isCustomFont"] and drawn[0]["familyName"].startswith("Noto Sans JP")
     assert drawn[0]["glyphCount"] == len("プレイヤー")
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 844, "height": 390}])
+def test_wars_limits_in_japanese_are_whole_on_a_phone(page, live_url, signed_up, size):
+    """The Japanese limits are longer than the English: on a phone, upright
+    or on its side, every one is still whole, the MAX BET in sight."""
+    page.context.add_cookies([{"name": "django_language", "value": "ja", "url": live_url}])
+    page.set_viewport_size(size)
+    page.goto(live_url + "/war/casino-war/")
+    expect(page.get_by_test_id("war-limits")).to_contain_text("タイボーナス")
+    assert cut_off(page, "war-limits") == 0

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from games.baccarat.rules import play_coup
 from games.models import Profile
-from tests.browser.helpers import MOTION, all_in_view, past_the_sides
+from tests.browser.helpers import MOTION, all_in_view, cut_off, past_the_sides
 from tests.seeds import find_seed, war_cases
 
 pytestmark = [pytest.mark.browser, MOTION]
@@ -202,6 +202,7 @@ def test_a_war_round_fits_the_screen_and_nothing_jumps(page, live_url, signed_up
     open_at(page, live_url, size, WAR)
     all_in_view(page, WAR_PARTS, "before a round")
     assert past_the_sides(page) == 0
+    assert cut_off(page, "war-limits") == 0  # every limit whole, the MAX BET in sight
     play_war_round(page)
     all_in_view(page, WAR_PARTS, "after the result")
     assert past_the_sides(page) == 0

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from games.baccarat import roads as core
 from games.models import Round
-from tests.browser.helpers import MOTION, stored_round
+from tests.browser.helpers import MOTION, all_in_view, stored_round
 from tests.stored_results import store_results
 
 pytestmark = [pytest.mark.browser, MOTION]
@@ -194,6 +194,17 @@ def test_on_a_phone_the_big_road_is_a_strip_and_the_others_fold_under_a_toggle(
         page.screenshot(path=f"{SHOTS}/roads-phone-ask-p.png")
         page.screenshot(path=f"{SHOTS}/roads-phone-full.png", full_page=True)
         zoom(page, live_url, f"{SHOTS}/roads-phone-zoom.png", 390, 844)
+    # The whole roads (the menu's Roads): the dialog's close stays in reach
+    # scrolled to its end, and closes it.
+    page.get_by_test_id("table-menu-button").click()
+    page.get_by_test_id("open-roads").click()
+    dialog = page.get_by_test_id("roads-dialog")
+    expect(dialog.get_by_test_id("roads-detail")).to_be_visible()
+    dialog.evaluate("d => d.scrollTo(0, d.scrollHeight)")
+    assert dialog.evaluate("d => d.scrollTop") > 0  # it did scroll
+    all_in_view(page, ["close-roads"], "at the end of the roads dialog")
+    page.get_by_test_id("close-roads").click()
+    expect(dialog).to_be_hidden()
     # The choice is remembered on this device.
     page.reload()
     expect(page.get_by_test_id("roads-toggle")).to_have_attribute("aria-expanded", "true")

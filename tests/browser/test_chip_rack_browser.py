@@ -26,6 +26,17 @@ IN_STRIP = """(el) => {
   return r.left >= strip.left - 1 && r.right <= strip.right + 1;
 }"""
 
+# The chosen chip, lifted and ringed in gold, drawn whole: nothing of it or
+# its ring cut off by the strip's edges.
+DRAWN_WHOLE = """(el) => {
+  const strip = el.closest("[data-rack-chips]").getBoundingClientRect();
+  const chip = el.querySelector(".chip");
+  const r = chip.getBoundingClientRect();
+  // The first shadow's spread: "rgb(…) 0px 0px 0px 3px, …".
+  const ring = Number(getComputedStyle(chip).boxShadow.match(/\)\s+(?:-?[\d.]+px\s+){3}(-?[\d.]+)px/)[1]);
+  return r.top - ring >= strip.top - 0.5 && r.left - ring >= strip.left - 0.5 && r.right + ring <= strip.right + 0.5;
+}"""
+
 
 # True once the rack's strip has not moved since the last look (a smooth
 # scroll has ended).
@@ -171,11 +182,15 @@ def test_the_chosen_chip_is_in_sight_after_a_reload_on_a_phone(page, live_url, s
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
     chip = page.get_by_test_id("chip-5000")
     assert not chip.evaluate(IN_STRIP), "the rack starts at its smallest chips"
+    chosen = page.locator("[data-rack-chips] .chip-pick:has(input:checked)")
+    assert chosen.evaluate(DRAWN_WHOLE)
     tap_chip(page, 5000)
     page.reload()
     expect(page.locator("body[data-ws=open]")).to_have_count(1)
     expect(chip.locator("input")).to_be_checked()
     assert chip.evaluate(IN_STRIP)
+    page.wait_for_function(SCROLL_SETTLED, polling=100)
+    assert chip.evaluate(DRAWN_WHOLE)
     # And it goes down at once, no arrow needed.
     page.get_by_test_id("area-player").click()
     expect(page.get_by_test_id("amount-player")).to_have_text("5,000")

@@ -28,7 +28,7 @@ IN_STRIP = """(el) => {
 
 # The chosen chip, lifted and ringed in gold, drawn whole: nothing of it or
 # its ring cut off by the strip's edges.
-DRAWN_WHOLE = """(el) => {
+DRAWN_WHOLE = r"""(el) => {
   const strip = el.closest("[data-rack-chips]").getBoundingClientRect();
   const chip = el.querySelector(".chip");
   const r = chip.getBoundingClientRect();

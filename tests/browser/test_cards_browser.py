@@ -75,6 +75,12 @@ def test_a_round_page_draws_court_figures_and_readable_indexes_and_replays_its_c
     response = page.request.get(url)
     assert response.ok and "svg" in response.headers["content-type"]
 
+    # Each time on the page reads whole on the phone, on one line.
+    broken = page.locator("time").evaluate_all(
+        "els => els.filter(el => el.getClientRects().length > 1).map(el => el.textContent)"
+    )
+    assert broken == []
+
     # The corner index reads at phone size: its rank at least 14 px high.
     rank_px = card.locator(".pc-top b").evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
     assert rank_px >= 14

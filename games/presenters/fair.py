@@ -216,7 +216,7 @@ def log_labels() -> dict[str, Any]:
             "The log's newest checkpoint holds %(size)s commitments, signed with the log's key."
         ),
         "log_witnessed": _(
-            "%(count)s of the %(total)s witnesses have cosigned this checkpoint: they saw it "
+            "Witnesses who cosigned this checkpoint: %(count)s of %(total)s. They saw it "
             "extend the last one they checked. %(names)s"
         ),
         "log_unwitnessed": _(

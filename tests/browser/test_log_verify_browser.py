@@ -68,7 +68,7 @@ def test_verify_checks_the_rounds_leaf_keeps_the_checkpoint_and_warns_of_a_fork(
     verify_at(page, url, 4)
     expect(findings).to_have_count(4)
     expect(findings.nth(0)).to_have_attribute("data-what", "log_witnessed")
-    expect(findings.nth(0)).to_contain_text("1 of the 1 witnesses have cosigned")
+    expect(findings.nth(0)).to_contain_text("Witnesses who cosigned this checkpoint: 1 of 1.")
     expect(findings.nth(1)).to_have_attribute("data-what", "log_leaf")
     expect(findings.nth(2)).to_have_attribute("data-what", "log_included")
     expect(findings.nth(2)).to_contain_text("tree of 8 commitments")

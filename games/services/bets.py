@@ -84,24 +84,44 @@ def reality_refusal() -> BetRefused:
     )
 
 
+def _room_words(room: LossRoom) -> dict[str, str]:
+    """A loss limit's figures as its messages say them, in the player's zone."""
+    resets = room.resets_at.astimezone(zoneinfo.ZoneInfo(room.zone))
+    return {
+        "period": str(LossLimit.Period(room.period).label).lower(),
+        "limit": format_chips(room.limit),
+        "left": format_chips(room.left),
+        "resets": f"{resets:%Y-%m-%d %H:%M} ({room.zone})",
+    }
+
+
 def loss_refusal(room: LossRoom) -> BetRefused:
-    label = LossLimit.Period(room.period).label
-    resets = (
-        f"{room.resets_at.astimezone(zoneinfo.ZoneInfo(room.zone)):%Y-%m-%d %H:%M} ({room.zone})"
-    )
     return BetRefused(
         _(
             "This bet could take you past your %(period)s loss limit of %(limit)s chips: "
             "%(left)s chips are left until it resets at %(resets)s."
         )
-        % {
-            "period": str(label).lower(),
-            "limit": format_chips(room.limit),
-            "left": format_chips(room.left),
-            "resets": resets,
-        },
+        % _room_words(room),
         code=LOSS_LIMIT,
     )
+
+
+def loss_closed(limits: BetLimits) -> str:
+    """What a table says before any bet when the tightest loss limit leaves
+    less than its smallest round ("" when a round fits): no slip could be
+    placed, and until when."""
+    room = limits.gate.loss
+    if room is None or not limits.areas or room.left >= limits.smallest_round():
+        return ""
+    if not room.left:
+        return _(
+            "You have reached your %(period)s loss limit of %(limit)s chips. Bets open "
+            "again when it resets at %(resets)s."
+        ) % _room_words(room)
+    return _(
+        "Your %(period)s loss limit of %(limit)s chips leaves %(left)s chips, less than "
+        "this table's smallest bet. Bets open again when it resets at %(resets)s."
+    ) % _room_words(room)
 
 
 def bet_gate(*, user: User, profile: Profile, now: dt.datetime | None = None) -> BetGate:
@@ -173,6 +193,13 @@ class BetLimits:
         """Everything the round may come to stake: the bets, and the raise."""
         again = stakes.get(self.staked_again, 0) if self.staked_again else 0
         return sum(stakes.values()) + again
+
+    def smallest_round(self) -> int:
+        """The least a slip can come to stake: the required area at its MIN
+        (War's ante, with its raise), or else the area with the lowest MIN."""
+        if self.required is not None:
+            return self.most_staked({self.required: self.area_min(self.required)})
+        return min(self.most_staked({area: low}) for area, (low, _) in self.areas.items())
 
     def largest_staked_again(self, stakes: Mapping[str, int]) -> int:
         """The largest stake on ``staked_again`` the MAX BET leaves room for

@@ -38,7 +38,7 @@ from games.presenters.common import (
     settled_kind,
 )
 from games.selectors.roads import RoadWindow
-from games.services.bets import BetLimits
+from games.services.bets import BetLimits, loss_closed
 
 # ------------------------------------------------------------ contexts
 
@@ -98,6 +98,7 @@ def terms_context(version: TableVersion, limits: BetLimits, balance: int) -> dic
     return {
         "table_version": version.number,
         "limits": limits,
+        "loss_closed": loss_closed(limits),
         "limits_json": slip_limits_json(limits, balance),
         "areas": area_views(limits, version.pays),
         "pays": [(str(AREA_LABELS[a]), pay_label(version.pays[a])) for a in limits.areas],

@@ -25,6 +25,7 @@ def table_limits(*, user: Any, table: Table, profile: Profile) -> dict[str, Any]
         **limits_view(current, (limits.max_bet, limits.personal)),
         "war_ante_max": bets.largest_war_ante(limits),
         "step": limits.step,
+        "loss_closed": bets.loss_closed(limits),
     }
 
 

@@ -94,6 +94,22 @@ def test_a_script_betting_over_the_limit_is_refused_at_both_tables(tab, player):
     assert LimitRefusal.objects.filter(user=player).count() == 2
 
 
+def test_a_table_says_before_any_bet_when_the_loss_limit_leaves_too_little(tab, player):
+    """A daily limit of 8 leaves 8 chips: War's smallest round (an ante of 5
+    and its raise) is 10, so War says so on entry, with when it resets;
+    Classic's smallest bet (0.10) still fits, so it says nothing until 0."""
+    play_safe.set_loss_limit(user=player, period="day", amount=8 * CHIP)
+    war = tab.get(reverse("war_table", args=["casino-war"])).content.decode()
+    classic = tab.get(reverse("baccarat_table", args=["baccarat-classic"])).content.decode()
+    assert 'data-testid="loss-closed"' in war
+    assert "daily loss limit of 8 chips leaves 8 chips" in war and "resets at" in war
+    assert 'data-testid="loss-closed"' not in classic
+
+    play_safe.set_loss_limit(user=player, period="day", amount=0)  # lowered: at once
+    classic = tab.get(reverse("baccarat_table", args=["baccarat-classic"])).content.decode()
+    assert "You have reached your daily loss limit of 0 chips" in classic
+
+
 def test_a_player_cannot_shorten_a_self_exclusion_by_post(make_player):
     player = make_player()
     play_safe.take_break(user=player, length="1y")

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -85,9 +86,11 @@ def lobby(request: HttpRequest) -> HttpResponse:
     tables = list(Table.objects.order_by("position", "id"))
     roads = lobby_roads(user=request.user, tables=tables)
     entries = [{"table": t, "road": roads.get(t.pk)} for t in tables]
-    return render(
-        request, "games/lobby.html", {"tables": tables, "entries": entries, "wallet": wallet}
-    )
+    # Today's top-up taken (its day as services.wallet counts it): the lobby
+    # says so instead of offering a claim that would be refused.
+    claimed = wallet.last_topup_on == timezone.localdate()
+    context = {"tables": tables, "entries": entries, "wallet": wallet, "topup_claimed": claimed}
+    return render(request, "games/lobby.html", context)
 
 
 @login_required

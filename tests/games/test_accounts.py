@@ -65,6 +65,11 @@ def test_a_player_at_zero_claims_the_topup_once(client, make_player):
     client.post(reverse("topup"))
     assert Wallet.objects.get(user=user).balance == 100_000
     assert LedgerEntry.objects.filter(wallet__user=user, kind="topup").count() == 1
+    # Back at zero the same day: the lobby says it is claimed, and offers no claim.
+    Wallet.objects.filter(user=user).update(balance=0)
+    lobby = client.get(reverse("lobby"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "already claimed today's top-up" in lobby
+    assert reverse("topup") not in lobby
 
 
 def test_repeated_login_failures_are_throttled(client, make_player):

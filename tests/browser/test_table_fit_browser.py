@@ -167,6 +167,15 @@ def play_war_round(page) -> None:
     expect(page.get_by_test_id("burn-card")).to_have_count(3)
     still(page, "body")  # the deal, the result's fade and the win's chip shower
     assert page.evaluate("window.scrollY") == 0
+    # Each spot's result sits centred under its spot (the fade-in's end once
+    # moved them half their width to the right, onto the chips).
+    off_centre = page.locator(".spot-result").evaluate_all(
+        """els => els.map(el => {
+          const r = el.getBoundingClientRect(), s = el.closest(".spot").getBoundingClientRect();
+          return Math.round(Math.abs(r.left + r.width / 2 - (s.left + s.width / 2)));
+        })"""
+    )
+    assert off_centre and max(off_centre) <= 1, off_centre
 
 
 @pytest.mark.parametrize("size", list(SIZES))

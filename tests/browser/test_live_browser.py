@@ -27,12 +27,15 @@ pytestmark = pytest.mark.browser
 TABLE = "/baccarat/baccarat-live/"
 IN_SIGHT = ["live-clock", "area-player", "chip-1", "bet"]
 # The areas whose payout runs into their limits line, by more than the
-# lines' own leading (the live table's limits, MIN 0.10 · MAX 20,000, take
-# two lines in a phone's BANKER area).
+# lines' own leading, or whose limits line (MIN 0.10 · MAX 20,000 here)
+# takes two lines, as it did in a phone's once narrower BANKER area.
 CROWDED = """() => [...document.querySelectorAll("#bac-areas .area")].filter((area) => {
   const pay = area.querySelector(".area-pay").getBoundingClientRect();
-  const limits = area.querySelector(".minmax").getBoundingClientRect();
-  return pay.bottom - limits.top > 3;
+  const limits = area.querySelector(".minmax");
+  const box = limits.getBoundingClientRect();
+  const style = getComputedStyle(limits);  // a line-height of "normal" is about 1.2 em
+  const lines = box.height / (parseFloat(style.lineHeight) || 1.2 * parseFloat(style.fontSize));
+  return pay.bottom - box.top > 3 || lines > 1.5;
 }).map((area) => area.className)"""
 # Where the bet's first area stands in the page (from its top, in CSS px).
 BET_AT = "() => Math.round(document.querySelector('[data-testid=area-player]').getBoundingClientRect().top + window.scrollY)"

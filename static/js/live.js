@@ -16,8 +16,10 @@
    seed over the socket, if BET's answer said the commitment was kept.
 
    The deal's state brings the cards sliding in one after the other
-   (--deal-delay): each is heard as it leaves the shoe. The player's own
-   result is heard with their seat's message (data-sound, played by
+   (--deal-delay): each is heard as it leaves the shoe, and its hand's
+   score counts it once it has landed, as at the private tables (the
+   server's totals and the result come with the next state). The player's
+   own result is heard with their seat's message (data-sound, played by
    baccarat.js as the private table's). */
 import "./baccarat.js";
 import { sound } from "./sound.js";
@@ -120,4 +122,23 @@ document.addEventListener("htmx:wsAfterMessage", function (evt) {
   const html = evt.detail && evt.detail.message;
   if (typeof html !== "string" || html.indexOf('id="live-state"') === -1) return;
   sound.playDealt(document.getElementById("live-state"));
+});
+
+// A hand's running score, from the cards that have landed: a card's points
+// are its rank's (A 1, T J Q K 0), the score their sum's last digit.
+function points(code) {
+  const rank = code.slice(0, -1);
+  return rank === "A" ? 1 : "TJQK".indexOf(rank) !== -1 ? 0 : Number(rank);
+}
+
+document.addEventListener("animationend", function (evt) {
+  const card = evt.target;
+  if (!card.matches || !card.matches(".live-board .playing-card.dealt") || !card.dataset.card) return;
+  card.classList.add("landed");
+  const hand = card.closest(".hand");
+  const score = hand && hand.querySelector(".score");
+  if (!score) return;
+  let total = 0;
+  hand.querySelectorAll(".playing-card.landed").forEach(function (c) { total += points(c.dataset.card); });
+  score.textContent = String(total % 10);
 });

@@ -39,6 +39,14 @@ CROWDED = """() => [...document.querySelectorAll("#bac-areas .area")].filter((ar
 }).map((area) => area.className)"""
 # Where the bet's first area stands in the page (from its top, in CSS px).
 BET_AT = "() => Math.round(document.querySelector('[data-testid=area-player]').getBoundingClientRect().top + window.scrollY)"
+# The Player's hand while its first card has landed and its second not yet:
+# that card's code and the score shown then.
+FIRST_LANDED = """() => {
+  const hand = document.querySelector(".live-board .hand-player");
+  const landed = hand ? hand.querySelectorAll(".playing-card.landed") : [];
+  if (landed.length !== 1) return null;
+  return [landed[0].dataset.card, hand.querySelector(".score").textContent.trim()];
+}"""
 SIZES = (
     {"width": 1280, "height": 800},
     {"width": 390, "height": 844},
@@ -110,6 +118,10 @@ def test_three_players_see_one_coup_one_deal_one_road(
     expect(bob.get_by_test_id("live-clock")).to_have_attribute("data-state", "closed")
     bet_at["closed"] = bob.evaluate(BET_AT)
     before = ann.evaluate("() => ({...window.__heard})")
+    # As the cards land, the hand's score counts them, before the result.
+    code, shown = ann.wait_for_function(FIRST_LANDED, polling=50, timeout=20_000).json_value()
+    assert shown == str(0 if code[0] in "TJQK" else 1 if code[0] == "A" else int(code[0]))
+    assert ann.get_by_test_id("live-result").get_attribute("data-winner") is None
     # The cards slide in; the result follows once they are all in place.
     for page in (ann, bob, cat):
         expect(page.get_by_test_id("live-result")).to_have_attribute(

@@ -85,3 +85,9 @@ def test_wars_limits_in_japanese_are_whole_on_a_phone(page, live_url, signed_up,
     page.goto(live_url + "/war/casino-war/")
     expect(page.get_by_test_id("war-limits")).to_contain_text("タイボーナス")
     assert cut_off(page, "war-limits") == 0
+    # And the rows' names (ディーラー, あなた) fit their column, on one line.
+    spilled = page.locator(".row-name").evaluate_all(
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 1 || e.getClientRects().length > 1)"
+        ".map(e => e.textContent)"
+    )
+    assert spilled == []

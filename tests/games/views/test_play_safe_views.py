@@ -106,8 +106,9 @@ def test_a_table_says_before_any_bet_when_the_loss_limit_leaves_too_little(tab, 
     assert 'data-testid="loss-closed"' not in classic
 
     play_safe.set_loss_limit(user=player, period="day", amount=0)  # lowered: at once
-    classic = tab.get(reverse("baccarat_table", args=["baccarat-classic"])).content.decode()
-    assert "You have reached your daily loss limit of 0 chips" in classic
+    for slug in ("baccarat-classic", "baccarat-live"):
+        page = tab.get(reverse("baccarat_table", args=[slug])).content.decode()
+        assert "You have reached your daily loss limit of 0 chips" in page, slug
 
 
 def test_a_player_cannot_shorten_a_self_exclusion_by_post(make_player):

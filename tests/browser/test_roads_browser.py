@@ -81,10 +81,17 @@ def kind(cell) -> str:
 
 
 def check_ask(page, results: list[core.Result], side: str) -> None:
-    """Press Ask for ``side``; each road blinks exactly the cell the core adds."""
-    page.get_by_test_id(f"ask-button-{side}").click()
-    expect(page.get_by_test_id(f"ask-button-{side}")).to_have_attribute("aria-pressed", "true")
-    shown = screen(page)
+    """Hold Ask for ``side``; each road blinks exactly the cell the core adds.
+    Held, not clicked: a click's marks go after three seconds, which a loaded
+    machine reading the five roads can outlast."""
+    button = page.get_by_test_id(f"ask-button-{side}")
+    button.hover()
+    page.mouse.down()
+    try:
+        expect(button).to_have_attribute("aria-pressed", "true")
+        shown = screen(page)
+    finally:
+        page.mouse.up()
     before = core.all_roads(results)
     after = core.all_roads([*results, core.Result(side)])
     for name, cells in shown.items():

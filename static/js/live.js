@@ -22,6 +22,7 @@
    own result is heard with their seat's message (data-sound, played by
    baccarat.js as the private table's). */
 import "./baccarat.js";
+import { points } from "./baccarat_points.js";
 import { sound } from "./sound.js";
 
 const TICK_MS = 250;
@@ -124,13 +125,7 @@ document.addEventListener("htmx:wsAfterMessage", function (evt) {
   sound.playDealt(document.getElementById("live-state"));
 });
 
-// A hand's running score, from the cards that have landed: a card's points
-// are its rank's (A 1, T J Q K 0), the score their sum's last digit.
-function points(code) {
-  const rank = code.slice(0, -1);
-  return rank === "A" ? 1 : "TJQK".indexOf(rank) !== -1 ? 0 : Number(rank);
-}
-
+// A hand's running score: the last digit of the points of its cards that have landed.
 document.addEventListener("animationend", function (evt) {
   const card = evt.target;
   if (!card.matches || !card.matches(".live-board .playing-card.dealt") || !card.dataset.card) return;

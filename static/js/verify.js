@@ -22,6 +22,7 @@
 // a document.
 import { browserStorage, keepCheckpoint, keptCheckpoint, seenHere } from "./commitments.js";
 import * as tlog from "./tlog.js";
+import { points } from "./baccarat_points.js";
 
 const RANKS = "A23456789TJQK";
 const SUITS = "SHDC";
@@ -207,11 +208,6 @@ function compareReturns(stored, derived, differences) {
 // --- Baccarat (games/baccarat/rules.py) ---------------------------------------------
 
 const BACCARAT_AREAS = ["player", "banker", "tie", "player_pair", "banker_pair"];
-
-// A = 1, 2-9 face value, T J Q K = 0.
-function points(code) {
-  return Math.min(RANKS.indexOf(code[0]) + 1, 10) % 10;
-}
 
 // With no natural: the Banker draws on 0-5 when the Player stood; when the
 // Player drew, by the Banker's total and the points of the Player's third card.
